@@ -1,0 +1,33 @@
+/**
+ * @module test/helpers/services
+ * Decides what a test does when an external service (PostgreSQL, Redis, varnishd, Chromium) is absent:
+ * on a laptop it skips with a printed reason; under CI=true or ROA_REQUIRE_SERVICES=1 it fails.
+ */
+import type { TestContext } from 'node:test';
+
+/** True when absent services must fail the run instead of skipping. */
+export function servicesRequired(): boolean {
+  return process.env.CI === 'true' || process.env.CI === '1' || process.env.ROA_REQUIRE_SERVICES === '1';
+}
+
+/**
+ * Call when a service a test needs is unavailable. Skips the test (printing why) on a laptop;
+ * throws (failing the test) when services are required.
+ */
+export function skipOrFail(t: TestContext, reason: string): void {
+  if (servicesRequired()) {
+    throw new Error(`required service unavailable (CI=true or ROA_REQUIRE_SERVICES=1): ${reason}`);
+  }
+  console.log(`# skipped: ${reason}`);
+  t.skip(reason);
+}
+
+/** Describe-level helper: returns a skip reason string for `describe(name, { skip })`, or throws when required. */
+export function skipReason(available: boolean, reason: string): string | false {
+  if (available) return false;
+  if (servicesRequired()) {
+    throw new Error(`required service unavailable (CI=true or ROA_REQUIRE_SERVICES=1): ${reason}`);
+  }
+  console.log(`# skipped: ${reason}`);
+  return reason;
+}
