@@ -1,0 +1,121 @@
+/**
+ * @module storage/store
+ * The storage contract every adapter (SQLite, PostgreSQL) implements; nothing above `storage/` sees SQL.
+ */
+
+export type Role = 'reader' | 'editor' | 'admin';
+
+/** A price; `amount` holds exact decimal digits as text (e.g. "12.50"), never a float. */
+export interface Price {
+  amount: string;
+  currency: string;
+}
+
+export interface ArticleInput {
+  title: string;
+  price: Price;
+}
+
+export interface Article {
+  /** Server-assigned, numeric. */
+  id: number;
+  /** Client-chosen key from PUT /articles/{slug}, else null. */
+  slug: string | null;
+  title: string;
+  price: Price;
+  /** User name of the creator. */
+  owner: string;
+  /** Content hash of (title, amount, currency): same content => same value (22 chars base64url of sha256). */
+  etag: string;
+  createdAt: Date;
+  /** Changes only when the content changes. */
+  updatedAt: Date;
+}
+
+/**
+ * Preconditions of a write (RFC 9110 §13.1).
+ * `ifMatch` is a list of acceptable stored etags, or '*' (the resource must exist);
+ * `ifNoneMatch: '*'` means create-only.
+ */
+export type WriteCondition = { ifMatch?: string[] | '*'; ifNoneMatch?: '*' };
+
+export type WriteResult =
+  | { status: 'created'; article: Article }
+  | { status: 'replaced'; article: Article; changed: boolean }
+  | { status: 'missing' }
+  | { status: 'precondition-failed'; current?: Article };
+
+export interface User {
+  name: string;
+  role: Role;
+  passwordHash: string;
+  /** Opaque encrypted blob; the storage layer never interprets it. */
+  hmacSecret: string | null;
+  createdAt: Date;
+}
+
+export interface OAuthClient {
+  clientId: string;
+  secretHash: string;
+  userName: string;
+  scopes: string[];
+  createdAt: Date;
+}
+
+export interface TokenRecord {
+  hash: string;
+  kind: 'access' | 'refresh';
+  clientId: string;
+  userName: string;
+  scopes: string[];
+  familyId: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  revoked: boolean;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+
+  getArticleById(id: number): Promise<Article | undefined>;
+  getArticleBySlug(slug: string): Promise<Article | undefined>;
+  /** Ascending id, at most `limit`, only ids greater than `afterId` when given. */
+  listArticles(opts: { limit: number; afterId?: number }): Promise<Article[]>;
+  createArticle(input: ArticleInput, owner: string): Promise<Article>;
+  /**
+   * PUT at a client-chosen slug: create (status created) or replace; atomic; concurrent creates of one
+   * slug yield exactly one 'created'. Identical content => 'replaced' with changed=false and nothing rewritten.
+   */
+  putArticleBySlug(slug: string, input: ArticleInput, owner: string, cond?: WriteCondition): Promise<WriteResult>;
+  /** Replaces an existing article; never creates ('missing' if absent). */
+  replaceArticle(id: number, input: ArticleInput, cond?: WriteCondition): Promise<WriteResult>;
+  deleteArticle(id: number, cond?: WriteCondition): Promise<'deleted' | 'missing' | 'precondition-failed'>;
+
+  /** Duplicate name => HttpError 409 code ROA_ERR_USER_EXISTS. */
+  createUser(u: { name: string; role: Role; passwordHash: string; hmacSecret?: string | null }): Promise<User>;
+  getUser(name: string): Promise<User | undefined>;
+  /** Ordered by name. */
+  listUsers(): Promise<User[]>;
+  removeUser(name: string): Promise<boolean>;
+  setUserHmacSecret(name: string, secret: string | null): Promise<boolean>;
+
+  /** Duplicate id => HttpError 409 code ROA_ERR_CLIENT_EXISTS; unknown user => HttpError 404 code ROA_ERR_USER_NOT_FOUND. */
+  createClient(c: { clientId: string; secretHash: string; userName: string; scopes: string[] }): Promise<OAuthClient>;
+  getClient(clientId: string): Promise<OAuthClient | undefined>;
+  /** Ordered by clientId. */
+  listClients(): Promise<OAuthClient[]>;
+  removeClient(clientId: string): Promise<boolean>;
+
+  saveToken(t: Omit<TokenRecord, 'usedAt' | 'revoked'>): Promise<void>;
+  getToken(hash: string): Promise<TokenRecord | undefined>;
+  /** Atomically marks a refresh token used: 'ok' the first time, 'reused' if it was already used (caller then revokes the family), 'missing'. */
+  useRefreshToken(hash: string): Promise<'ok' | 'reused' | 'missing'>;
+  revokeToken(hash: string): Promise<boolean>;
+  /** Revokes every token of the family; returns how many were newly revoked. */
+  revokeFamily(familyId: string): Promise<number>;
+
+  /** Records a nonce until expiresAt (ms epoch); true if it was not seen before (unexpired). Expired rows are pruned opportunistically. */
+  consumeNonce(key: string, expiresAtMs: number): Promise<boolean>;
+
+  close(): Promise<void>;
+}
