@@ -1,0 +1,302 @@
+/** @module test/gateway/purger — Purger against real loopback node:http servers standing in for cache nodes. */
+import { describe, it, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Purger } from '../../src/gateway/purger.js';
+import type { PurgerLogger } from '../../src/gateway/purger.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  xkey: string | undefined;
+  at: number;
+}
+
+interface FakeNode {
+  url: string;
+  port: number;
+  seen: Seen[];
+  /** Decides the answer; default 200. 'hang' never answers; a promise answers when it settles. */
+  respond: (req: IncomingMessage) => number | 'hang' | Promise<number>;
+  close(): Promise<void>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function fakeNode(port = 0): Promise<FakeNode> {
+  const hung = new Set<ServerResponse>();
+  const node: FakeNode = {
+    url: '',
+    port: 0,
+    seen: [],
+    respond: () => 200,
+    close: async () => {
+      for (const res of hung) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  const server: Server = createServer((req, res) => {
+    node.seen.push({ method: req.method ?? '', url: req.url ?? '', xkey: header(req, 'xkey'), at: Date.now() });
+    const answer = node.respond(req);
+    if (answer === 'hang') {
+      hung.add(res);
+      return;
+    }
+    void Promise.resolve(answer).then((status) => {
+      res.statusCode = status;
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  node.port = (server.address() as AddressInfo).port;
+  node.url = `http://127.0.0.1:${node.port}`;
+  cleanups.push(() => node.close());
+  return node;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** A port that was free a moment ago: nothing listens there, so connections are refused. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+function purger(opts: ConstructorParameters<typeof Purger>[0]): Purger {
+  const p = new Purger(opts);
+  cleanups.push(() => p.close());
+  return p;
+}
+
+function recordingLogger(): PurgerLogger & { warns: object[]; errors: object[] } {
+  const warns: object[] = [];
+  const errors: object[] = [];
+  return { warns, errors, info() {}, warn: (o) => void warns.push(o), error: (o) => void errors.push(o) };
+}
+
+/** Polls until `cond` holds; fails after `ms`, so no wait is unbounded. */
+async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+describe('Purger', () => {
+  it('fans PURGE for every url and one xkey PURGE out to every node in parallel', async () => {
+    const a = await fakeNode();
+    const b = await fakeNode();
+    // Each answer takes 150 ms: sent one after another, six requests would take 900 ms.
+    for (const n of [a, b]) n.respond = () => sleep(150).then(() => 200);
+    const p = purger({ nodes: [a.url, b.url], delayedPurgeMs: 0 });
+    const t0 = Date.now();
+    await p.purge({ urls: ['/article/7', '/articles'], tags: ['article-7', 'articles'] });
+    const took = Date.now() - t0;
+    assert.ok(took >= 140 && took < 450, `took ${took} ms`);
+    for (const n of [a, b]) {
+      const sorted = [...n.seen].sort((x, y) => x.url.localeCompare(y.url));
+      assert.deepEqual(
+        sorted.map((s) => [s.method, s.url, s.xkey]),
+        [
+          ['PURGE', '/', 'article-7 articles'],
+          ['PURGE', '/article/7', undefined],
+          ['PURGE', '/articles', undefined],
+        ],
+      );
+      // All arrived before the first answer went out: they were in flight together.
+      assert.ok(Math.max(...n.seen.map((s) => s.at)) - t0 < 140);
+    }
+    assert.deepEqual(p.stats(), { sent: 6, failed: 0, retried: 0, pending: 0 });
+  });
+
+  it('resolves only after every node answered (read-your-writes)', async () => {
+    const a = await fakeNode();
+    const b = await fakeNode();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let answeredAt = 0;
+    b.respond = () =>
+      gate.then(() => {
+        answeredAt = Date.now();
+        return 200;
+      });
+    const p = purger({ nodes: [a.url, b.url], delayedPurgeMs: 0, timeoutMs: 5000 });
+    let resolvedAt = 0;
+    const done = p.purge({ urls: ['/article/7'], tags: [] }).then(() => {
+      resolvedAt = Date.now();
+    });
+    await until(() => b.seen.length === 1 && a.seen.length === 1, 1000, 'both PURGEs');
+    await sleep(100);
+    assert.equal(resolvedAt, 0, 'must wait for the slow node');
+    release();
+    await done;
+    assert.ok(answeredAt > 0 && resolvedAt >= answeredAt);
+    assert.deepEqual(p.stats(), { sent: 2, failed: 0, retried: 0, pending: 0 });
+  });
+
+  it('is bounded by timeoutMs when a node hangs, and retries it in the background', async () => {
+    const a = await fakeNode();
+    const b = await fakeNode();
+    b.respond = () => (b.seen.length === 1 ? 'hang' : 200);
+    const p = purger({ nodes: [a.url, b.url], delayedPurgeMs: 0, timeoutMs: 200, retryBaseMs: 20 });
+    const t0 = Date.now();
+    await p.purge({ urls: ['/article/7'], tags: [] });
+    const took = Date.now() - t0;
+    assert.ok(took >= 180 && took < 1000, `took ${took} ms`);
+    await until(() => b.seen.length >= 2 && p.stats().pending === 0, 2000, 'the background retry to succeed');
+    const s = p.stats();
+    assert.equal(s.failed, 1);
+    assert.equal(s.retried, 1);
+    assert.equal(s.sent, 3);
+  });
+
+  it('does not fail on a down node and retries it with backoff until it comes up', async () => {
+    const a = await fakeNode();
+    const port = await closedPort();
+    const log = recordingLogger();
+    const p = purger({ nodes: [a.url, `http://127.0.0.1:${port}`], delayedPurgeMs: 0, retryBaseMs: 20, logger: log });
+    await p.purge({ urls: ['/article/7'], tags: ['article-7'] });
+    assert.equal(a.seen.length, 2);
+    assert.equal(p.stats().pending, 2);
+    await until(() => p.stats().retried >= 6, 3000, 'several retries');
+    assert.ok(log.warns.length >= 2);
+    // The node comes up on the same port; the pending PURGEs then reach it.
+    const late = await fakeNode(port);
+    await until(() => p.stats().pending === 0, 5000, 'retries to drain');
+    assert.deepEqual(late.seen.map((s) => s.url).sort(), ['/', '/article/7']);
+    assert.equal(late.seen.find((s) => s.url === '/')?.xkey, 'article-7');
+  });
+
+  it('spaces retries with exponential backoff', async () => {
+    const n = await fakeNode();
+    n.respond = () => 503;
+    const p = purger({ nodes: [n.url], delayedPurgeMs: 0, retryBaseMs: 40, retryDeadlineMs: 5000 });
+    await p.purge({ urls: ['/x'], tags: [] });
+    await until(() => n.seen.length >= 5, 4000, 'five attempts');
+    const gaps = n.seen.slice(1, 5).map((s, i) => s.at - n.seen[i]!.at);
+    // Nominal 40, 80, 160, 320 with up to 25% jitter downwards.
+    for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i]! > gaps[i - 1]! * 1.3, `gaps ${gaps.join(',')}`);
+  });
+
+  it('retries a 5xx answer and counts 404 as success', async () => {
+    const n = await fakeNode();
+    n.respond = (req) => (req.url === '/gone' ? 404 : n.seen.length <= 2 ? 500 : 200);
+    const p = purger({ nodes: [n.url], delayedPurgeMs: 0, retryBaseMs: 20 });
+    await p.purge({ urls: ['/gone', '/article/7'], tags: [] });
+    await until(() => p.stats().pending === 0, 3000, 'the 5xx to be retried to success');
+    const s = p.stats();
+    assert.ok(s.retried >= 1);
+    assert.equal(n.seen.filter((x) => x.url === '/gone').length, 1, '404 is not retried');
+  });
+
+  it('does not retry a 403 (not in the purgers ACL)', async () => {
+    const n = await fakeNode();
+    n.respond = () => 403;
+    const log = recordingLogger();
+    const p = purger({ nodes: [n.url], delayedPurgeMs: 0, retryBaseMs: 10, logger: log });
+    await p.purge({ urls: ['/a'], tags: [] });
+    await sleep(100);
+    assert.equal(n.seen.length, 1);
+    assert.deepEqual(p.stats(), { sent: 1, failed: 1, retried: 0, pending: 0 });
+    assert.equal(log.errors.length, 1);
+  });
+
+  it('stops retrying at the deadline', async () => {
+    const port = await closedPort();
+    const log = recordingLogger();
+    const p = purger({ nodes: [`http://127.0.0.1:${port}`], delayedPurgeMs: 0, retryBaseMs: 20, retryDeadlineMs: 300, logger: log });
+    await p.purge({ urls: ['/a'], tags: [] });
+    await until(() => p.stats().pending === 0, 2000, 'the deadline to end retries');
+    const { retried } = p.stats();
+    // 20, 40, 80, (160 would end past 300 ms only with the earlier delays) : a handful at most.
+    assert.ok(retried >= 2 && retried <= 4, `retried ${retried}`);
+    assert.equal(log.errors.length, 1, 'giving up is logged as an error');
+    await sleep(400);
+    assert.equal(p.stats().retried, retried, 'no retries after the deadline');
+  });
+
+  it('sends a delayed second purge, and none when delayedPurgeMs is 0', async () => {
+    const a = await fakeNode();
+    const p = purger({ nodes: [a.url], delayedPurgeMs: 150 });
+    const t0 = Date.now();
+    await p.purge({ urls: ['/article/7'], tags: ['article-7'] });
+    assert.equal(a.seen.length, 2);
+    await until(() => a.seen.length === 4, 2000, 'the delayed purge');
+    assert.ok(a.seen[2]!.at - t0 >= 140);
+    assert.deepEqual(a.seen.slice(2).map((s) => s.url).sort(), ['/', '/article/7']);
+
+    const b = await fakeNode();
+    const q = purger({ nodes: [b.url], delayedPurgeMs: 0 });
+    await q.purge({ urls: ['/article/7'], tags: [] });
+    await sleep(300);
+    assert.equal(b.seen.length, 1);
+  });
+
+  it('counts sent, failed, retried and pending', async () => {
+    const a = await fakeNode();
+    const port = await closedPort();
+    const p = purger({ nodes: [a.url, `http://127.0.0.1:${port}`], delayedPurgeMs: 0, retryBaseMs: 1000 });
+    assert.deepEqual(p.stats(), { sent: 0, failed: 0, retried: 0, pending: 0 });
+    await p.purge({ urls: ['/a', '/b'], tags: ['t'] });
+    assert.deepEqual(p.stats(), { sent: 6, failed: 3, retried: 0, pending: 3 });
+    await p.close();
+    assert.equal(p.stats().pending, 0);
+  });
+
+  it('never rejects, and ignores purges after close()', async () => {
+    const p = purger({ nodes: [], delayedPurgeMs: 0 });
+    await p.purge({ urls: ['/a'], tags: ['t'] });
+    await p.close();
+    await p.purge({ urls: ['/a'], tags: ['t'] });
+    assert.throws(() => new Purger({ nodes: ['not a url'] }), /invalid node URL/);
+    assert.throws(() => new Purger({ nodes: ['ftp://x'] }), /http\(s\)/);
+  });
+
+  it('close() cancels timers so the process exits promptly', async () => {
+    const port = await closedPort();
+    const purgerUrl = new URL('../../src/gateway/purger.ts', import.meta.url).href;
+    // A child with a down node (retries pending for 60 s) and a delayed purge scheduled: it
+    // exits within the bound only if close() clears every timer and socket.
+    const script = `
+      const { Purger } = await import(${JSON.stringify(purgerUrl)});
+      const p = new Purger({ nodes: ['http://127.0.0.1:${port}'], delayedPurgeMs: 30000, retryBaseMs: 50 });
+      await p.purge({ urls: ['/a'], tags: ['t'] });
+      if (p.stats().pending !== 2) throw new Error('expected pending retries');
+      await p.close();
+    `;
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const t0 = Date.now();
+    const code = await new Promise<number | null>((resolve) => {
+      const kill = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(null);
+      }, 10_000);
+      child.on('exit', (c) => {
+        clearTimeout(kill);
+        resolve(c);
+      });
+    });
+    assert.equal(code, 0, `child exited with ${code} after ${Date.now() - t0} ms`);
+  });
+});
