@@ -1,0 +1,128 @@
+/** @module Turns recorded runs into markdown: per-endpoint medians, subject/peer ratios, raw runs; edits RESULTS.md sections. */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fmt, median, ratio, spread } from './stats.mjs';
+
+/** Below this share of one core during the window the server was waiting on the client or starved: flag it. */
+export const SATURATED_PCT = 90;
+
+/** Median figures per (request, server), in scenario order. */
+export function summarize(meta, runs) {
+  const out = [];
+  for (const request of meta.requests) {
+    for (const server of meta.servers) {
+      const rs = runs.filter((r) => r.request === request && r.server === server);
+      const ok = rs.filter((r) => !r.error);
+      out.push({
+        request,
+        server,
+        runs: ok.length,
+        errors: rs.filter((r) => r.error).map((r) => r.error),
+        rps: median(ok.map((r) => r.rps)),
+        rpsSpread: spread(ok.map((r) => r.rps)),
+        p99: median(ok.map((r) => r.p99Ms)),
+        usPerReq: median(ok.map((r) => r.cpuUsPerReq)),
+        usSpread: spread(ok.map((r) => r.cpuUsPerReq)),
+        cpuPct: median(ok.map((r) => r.cpuPct)),
+        otherPct: median(ok.map((r) => r.otherPct)),
+        unsaturated: ok.filter((r) => r.cpuPct < SATURATED_PCT).length,
+        non2xx: ok.reduce((a, r) => a + r.non2xx, 0),
+        socketErrors: ok.reduce((a, r) => a + r.socketErrors, 0),
+      });
+    }
+  }
+  return out;
+}
+
+function notes(s) {
+  const n = [];
+  if (s.unsaturated) n.push(`${s.unsaturated}/${s.runs} not saturated`);
+  if (s.non2xx) n.push(`${s.non2xx} non-2xx`);
+  if (s.socketErrors) n.push(`${s.socketErrors} socket errors`);
+  if (Number.isFinite(s.rpsSpread) && s.rpsSpread > 0.1) n.push(`req/s spread ${(s.rpsSpread * 100).toFixed(0)}%`);
+  if (s.errors.length) n.push(`failed: ${s.errors[0].split('\n')[0].slice(0, 80)}`);
+  return n.join('; ');
+}
+
+/** Markdown report for one scenario run (or a merge of several). */
+export function renderScenario(meta, runs) {
+  const summary = summarize(meta, runs);
+  const L = [];
+  L.push(`## Scenario \`${meta.scenario}\``, '');
+  L.push(meta.description, '');
+  L.push('```sh', meta.command, '```', '');
+  L.push(
+    `- When: ${meta.started} (${meta.git}); ${meta.rounds} interleaved rounds × ${meta.duration} s ` +
+      `after ${meta.warmup} s warm-up, wrk -t${meta.threads} -c${meta.connections}`,
+    `- Pinning: ${meta.pinned ? `server on CPU ${meta.serverCpu}, wrk on CPU ${meta.wrkCpu}` : 'none'}`,
+    `- Machine: ${meta.machine.cpu}, ${meta.machine.kernel}, node ${meta.machine.node}, ${meta.wrk}`,
+    `- Load average (1/5/15 min): ${meta.loadBefore} before, ${meta.loadAfter ?? '?'} after`,
+    '',
+  );
+  L.push(
+    'Medians over rounds. *CPU µs/req* = server utime+stime during the window ÷ requests (the steadiest figure on a',
+    `shared machine). *server CPU* = share of one core; under ${SATURATED_PCT}% the run is flagged not saturated.`,
+    '*other CPU0* = time CPU 0 spent on anything but the server (noise from other processes, softirqs).',
+    '',
+  );
+  for (const request of meta.requests) {
+    const def = meta.requestDefs?.[request];
+    L.push(`### ${request}${def ? ` — \`${def.method} ${def.path}\`` : ''}`, '');
+    L.push('| server | req/s | p99 ms | CPU µs/req | server CPU | other CPU0 | runs | notes |');
+    L.push('|---|---:|---:|---:|---:|---:|---:|---|');
+    for (const s of summary.filter((x) => x.request === request)) {
+      L.push(
+        `| ${s.server} | ${fmt(s.rps)} | ${fmt(s.p99, 2)} | ${fmt(s.usPerReq, 1)} | ${fmt(s.cpuPct)}% | ` +
+          `${fmt(s.otherPct)}% | ${s.runs} | ${notes(s)} |`,
+      );
+    }
+    L.push('');
+  }
+  const peers = meta.servers.filter((s) => s !== meta.subject);
+  L.push(`### Ratios: ${meta.subject} vs peers`, '');
+  L.push(`req/s ratio > 1: ${meta.subject} serves more; CPU/req ratio < 1: ${meta.subject} spends less CPU per request.`, '');
+  L.push(
+    `| endpoint | ${peers.map((p) => `req/s ${meta.subject}/${p}`).join(' | ')} | ` +
+      `${peers.map((p) => `CPU/req ${meta.subject}/${p}`).join(' | ')} |`,
+  );
+  L.push(`|---|${peers.map(() => '---:').join('|')}|${peers.map(() => '---:').join('|')}|`);
+  for (const request of meta.requests) {
+    const get = (server) => summary.find((x) => x.request === request && x.server === server);
+    const subj = get(meta.subject);
+    L.push(
+      `| ${request} | ${peers.map((p) => ratio(subj.rps, get(p).rps)).join(' | ')} | ` +
+        `${peers.map((p) => ratio(subj.usPerReq, get(p).usPerReq)).join(' | ')} |`,
+    );
+  }
+  L.push('');
+  return L.join('\n');
+}
+
+/** Every run, for latest.md only (RESULTS.md keeps the medians). */
+export function renderRuns(runs) {
+  const L = ['<details><summary>All runs</summary>', ''];
+  L.push('| endpoint | round | server | req/s | p99 ms | CPU µs/req | server CPU | other CPU0 | requests | error |');
+  L.push('|---|---:|---|---:|---:|---:|---:|---:|---:|---|');
+  for (const r of runs) {
+    L.push(
+      `| ${r.request} | ${r.round} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p99Ms, 2)} | ${fmt(r.cpuUsPerReq, 1)} | ` +
+        `${fmt(r.cpuPct)}% | ${fmt(r.otherPct)}% | ${r.requests ?? '—'} | ${(r.error ?? '').split('\n')[0].slice(0, 60)} |`,
+    );
+  }
+  L.push('', '</details>', '');
+  return L.join('\n');
+}
+
+/**
+ * Replaces the block between `<!-- bench:KEY:begin -->` and `<!-- bench:KEY:end -->` in `file`,
+ * or appends it when the markers are absent.
+ */
+export function writeSection(file, key, markdown) {
+  const begin = `<!-- bench:${key}:begin -->`;
+  const end = `<!-- bench:${key}:end -->`;
+  const block = `${begin}\n${markdown.trim()}\n${end}`;
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+  const i = text.indexOf(begin);
+  const j = text.indexOf(end);
+  const next = i !== -1 && j > i ? text.slice(0, i) + block + text.slice(j + end.length) : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, next);
+}

@@ -1,0 +1,275 @@
+#!/usr/bin/env node
+/** @module End-to-end HTTP benchmark harness: runs a scenario's servers interleaved under wrk and reports medians. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { clockTicks, cpuTicks, machine, processTicks } from './lib/proc.mjs';
+import { renderRuns, renderScenario, writeSection } from './lib/report.mjs';
+import { startServer } from './lib/server.mjs';
+import { runWrk, writeScript } from './lib/wrk.mjs';
+
+/**
+ * @typedef {{ name: string, cmd: string, args?: string[], env?: Record<string, string>, cwd?: string }} ServerDef
+ * @typedef {{ status?: number, body?: string, json?: unknown }} Expect
+ * @typedef {{ name: string, method: string, path: string, body?: string, headers?: Record<string, string>, expect?: Expect }} RequestDef
+ * @typedef {{ name: string, description?: string, subject: string, servers: ServerDef[], requests: RequestDef[] }} Scenario
+ */
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(HERE);
+const RESULTS_DIR = path.join(HERE, 'results');
+
+const USAGE = `usage: node bench/run.mjs [options]
+  --scenario NAME      scenario module in bench/scenarios/ (default routing)
+  --rounds N           interleaved rounds (default 2, at least 2 recommended)
+  --duration S         measured seconds per run (integer, default 5)
+  --warmup S           warm-up seconds per run, not counted (integer, default 1)
+  --connections N      wrk connections (default 50)
+  --threads N          wrk threads (default 1)
+  --servers a,b        only these servers (default: all in the scenario)
+  --requests x,y       only requests whose name contains one of these
+  --subject NAME       server the ratios are taken against (default: the scenario's)
+  --server-cpu C       CPU for the server (default 0)
+  --wrk-cpu C          CPU for wrk (default 1)
+  --no-pin             do not use taskset
+  --write              also replace this scenario's section in bench/RESULTS.md
+  --from a.json,b.json re-render (and merge) saved runs instead of measuring`;
+
+const { values: opt } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'routing' },
+    rounds: { type: 'string', default: '2' },
+    duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '50' },
+    threads: { type: 'string', default: '1' },
+    servers: { type: 'string' },
+    requests: { type: 'string' },
+    subject: { type: 'string' },
+    'server-cpu': { type: 'string', default: '0' },
+    'wrk-cpu': { type: 'string', default: '1' },
+    'no-pin': { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+    from: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (opt.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+function posInt(name, min = 1) {
+  const n = Number(opt[name]);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name} must be an integer >= ${min} (wrk takes whole seconds)\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+}
+const list = (s) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+
+/** Checks one response against the request's expectation; returns an error message or undefined. */
+async function check(port, req) {
+  const res = await fetch(`http://127.0.0.1:${port}${req.path}`, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    signal: AbortSignal.timeout(5000),
+  });
+  const text = await res.text();
+  const e = req.expect ?? {};
+  if (res.status !== (e.status ?? 200)) return `status ${res.status}, expected ${e.status ?? 200}: ${text.slice(0, 100)}`;
+  if (e.body !== undefined && text !== e.body) return `body ${JSON.stringify(text.slice(0, 100))}, expected ${JSON.stringify(e.body)}`;
+  if (e.json !== undefined) {
+    let got;
+    try {
+      got = JSON.parse(text);
+    } catch {
+      return `not JSON: ${text.slice(0, 100)}`;
+    }
+    if (!isDeepStrictEqual(got, e.json)) return `JSON ${text.slice(0, 100)} differs from expected`;
+  }
+  return undefined;
+}
+
+/** One measured run: fresh server, sanity check, warm-up, measured window with CPU accounting, stop. */
+async function measure(server, req, round, cfg) {
+  const base = { request: req.name, server: server.name, round };
+  let srv;
+  try {
+    srv = await startServer(server, { cpu: cfg.pinned ? cfg.serverCpu : undefined });
+  } catch (e) {
+    return { ...base, error: String(e.message ?? e), startFailed: true };
+  }
+  try {
+    const bad = await check(srv.port, req);
+    if (bad) return { ...base, error: `sanity check: ${bad}` };
+    const url = `http://127.0.0.1:${srv.port}${req.path}`;
+    const wrk = { url, script: cfg.scripts.get(req.name), connections: cfg.connections, threads: cfg.threads };
+    const wrkCpu = cfg.pinned ? cfg.wrkCpu : undefined;
+    await runWrk({ ...wrk, duration: cfg.warmup, cpu: wrkCpu });
+
+    const t0 = process.hrtime.bigint();
+    const ticks0 = processTicks(srv.pid);
+    const cpu0 = cpuTicks(cfg.serverCpu);
+    const w = await runWrk({ ...wrk, duration: cfg.duration, cpu: wrkCpu });
+    const ticks1 = processTicks(srv.pid);
+    const cpu1 = cpuTicks(cfg.serverCpu);
+    const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+
+    const tck = clockTicks();
+    const serverS = (ticks1 - ticks0) / tck;
+    const busy = cpu1.busy - cpu0.busy;
+    const total = cpu1.total - cpu0.total;
+    return {
+      ...base,
+      rps: w.rps,
+      requests: w.requests,
+      p50Ms: w.latencyMs.p50,
+      p99Ms: w.latencyMs.p99,
+      non2xx: w.non2xx,
+      socketErrors: w.socketErrors,
+      cpuUsPerReq: w.requests ? (serverS * 1e6) / w.requests : NaN,
+      cpuPct: (serverS / wallS) * 100,
+      // Only meaningful when pinned: the server's ticks all land on serverCpu then.
+      otherPct: cfg.pinned && total > 0 ? (Math.max(0, busy - (ticks1 - ticks0)) / total) * 100 : NaN,
+    };
+  } catch (e) {
+    return { ...base, error: String(e.message ?? e) };
+  } finally {
+    await srv.stop();
+  }
+}
+
+function tool(cmd, args) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  if (r.error) return undefined;
+  return `${r.stdout}${r.stderr}`.split('\n')[0].trim();
+}
+
+function gitDescribe() {
+  try {
+    return execFileSync('git', ['-C', ROOT, 'describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'no git';
+  }
+}
+
+function output(meta, runs) {
+  const report = renderScenario(meta, runs);
+  console.log(`\n${report}`);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(path.join(RESULTS_DIR, 'latest.md'), `${report}\n${renderRuns(runs)}`);
+  if (opt.write) {
+    writeSection(path.join(HERE, 'RESULTS.md'), `scenario:${meta.scenario}`, report);
+    console.log('bench/RESULTS.md updated');
+  }
+  console.log(`wrote ${path.relative(process.cwd(), path.join(RESULTS_DIR, 'latest.md'))}`);
+}
+
+/** --from: merge saved runs (same scenario) and re-render without measuring. */
+function rerender(files) {
+  const saved = files.map((f) => JSON.parse(readFileSync(f, 'utf8')));
+  const meta = { ...saved[0].meta };
+  const runs = [];
+  saved.forEach((s, i) => runs.push(...s.runs.map((r) => ({ ...r, round: `${i + 1}.${r.round}` }))));
+  meta.rounds = saved.reduce((a, s) => a + s.meta.rounds, 0);
+  meta.command = `${saved.map((s) => s.meta.command).join('\n')}\n# merged: node bench/run.mjs --from ${files.join(',')}`;
+  meta.loadAfter = saved.at(-1).meta.loadAfter;
+  output(meta, runs);
+}
+
+async function main() {
+  if (opt.from) return rerender(list(opt.from));
+
+  /** @type {Scenario} */
+  const scenario = (await import(`./scenarios/${opt.scenario}.mjs`)).default;
+  const cfg = {
+    rounds: posInt('rounds'),
+    duration: posInt('duration'),
+    warmup: posInt('warmup', 0),
+    connections: posInt('connections'),
+    threads: posInt('threads'),
+    serverCpu: opt['server-cpu'],
+    wrkCpu: opt['wrk-cpu'],
+    pinned: !opt['no-pin'],
+    scripts: new Map(),
+  };
+  const onlyServers = list(opt.servers);
+  const onlyRequests = list(opt.requests)?.map((s) => s.toLowerCase());
+  const servers = scenario.servers.filter((s) => !onlyServers || onlyServers.includes(s.name));
+  const requests = scenario.requests.filter(
+    (r) => !onlyRequests || onlyRequests.some((q) => r.name.toLowerCase().includes(q)),
+  );
+  if (!servers.length || !requests.length) throw new Error('nothing to run: check --servers / --requests');
+  const wrkVersion = tool('wrk', ['--version']);
+  if (!wrkVersion?.startsWith('wrk')) throw new Error('wrk not found: apt-get install -y wrk');
+  if (cfg.pinned && !tool('taskset', ['-V'])) throw new Error('taskset not found (util-linux); or pass --no-pin');
+  for (const r of requests) cfg.scripts.set(r.name, writeScript(r));
+
+  const subject = opt.subject ?? scenario.subject;
+  const meta = {
+    scenario: scenario.name,
+    description: scenario.description ?? '',
+    command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    started: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    git: gitDescribe(),
+    machine: machine(),
+    wrk: wrkVersion.split(' ').slice(0, 2).join(' '),
+    loadBefore: machine().load,
+    subject,
+    servers: servers.map((s) => s.name),
+    requests: requests.map((r) => r.name),
+    requestDefs: Object.fromEntries(requests.map((r) => [r.name, { method: r.method, path: r.path }])),
+    ...Object.fromEntries(['rounds', 'duration', 'warmup', 'connections', 'threads', 'serverCpu', 'wrkCpu', 'pinned'].map((k) => [k, cfg[k]])),
+  };
+
+  const perRun = cfg.warmup + cfg.duration + 1;
+  const total = requests.length * cfg.rounds * servers.length * perRun;
+  console.log(
+    `scenario ${scenario.name}: ${requests.length} requests × ${cfg.rounds} rounds × ${servers.length} servers ` +
+      `≈ ${Math.ceil(total / 60)} min (load ${meta.loadBefore})`,
+  );
+
+  const runs = [];
+  const broken = new Map();
+  for (const req of requests) {
+    for (let round = 1; round <= cfg.rounds; round++) {
+      // Rotate the start of each round so slow drifts in machine load do not always hit the same server.
+      const k = (round - 1) % servers.length;
+      for (const server of [...servers.slice(k), ...servers.slice(0, k)]) {
+        if (broken.has(server.name)) {
+          runs.push({ request: req.name, server: server.name, round, error: broken.get(server.name) });
+          continue;
+        }
+        const r = await measure(server, req, round, cfg);
+        runs.push(r);
+        if (r.startFailed) broken.set(server.name, r.error);
+        const line = r.error
+          ? `error: ${r.error.split('\n').slice(0, 3).join(' | ')}`
+          : `${Math.round(r.rps)} req/s  p99 ${r.p99Ms.toFixed(2)} ms  ${r.cpuUsPerReq.toFixed(1)} µs/req  ` +
+            `cpu ${r.cpuPct.toFixed(0)}%  other ${Number.isFinite(r.otherPct) ? r.otherPct.toFixed(0) : '-'}%` +
+            (r.non2xx ? `  non-2xx ${r.non2xx}` : '');
+        console.log(`[${req.name} r${round}] ${server.name.padEnd(8)} ${line}`);
+        await sleep(200);
+      }
+    }
+  }
+  meta.loadAfter = machine().load;
+
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = meta.started.replace(/[:]/g, '-');
+  const json = JSON.stringify({ meta, runs }, null, 1);
+  writeFileSync(path.join(RESULTS_DIR, `${scenario.name}-${stamp}.json`), json);
+  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), json);
+  output(meta, runs);
+}
+
+main().catch((e) => {
+  console.error(e.message ?? e);
+  process.exit(1);
+});
