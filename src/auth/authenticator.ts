@@ -1,0 +1,94 @@
+/**
+ * @module auth/authenticator
+ * Runs the enabled schemes against a request and turns failures into 401s carrying every challenge.
+ */
+import { HttpError } from '../errors/http-error.js';
+import type { NextFunction, Request } from '../http/request.js';
+import type { Response } from '../http/response.js';
+import { CALLER_KEY, type AuthScheme, type Caller } from './scheme.js';
+
+/**
+ * Picks the scheme whose credentials the request carries and resolves the caller.
+ * @example
+ *   const auth = new Authenticator([new BasicScheme({ store }), new HmacScheme({ store, key, nonces })]);
+ *   const caller = await auth.authenticate(req); // undefined when anonymous
+ */
+export class Authenticator {
+  readonly schemes: readonly AuthScheme[];
+
+  constructor(schemes: AuthScheme[]) {
+    const names = new Set<string>();
+    for (const s of schemes) {
+      const lower = s.name.toLowerCase();
+      if (names.has(lower)) throw new Error(`Authenticator: scheme "${s.name}" registered twice`);
+      names.add(lower);
+    }
+    this.schemes = [...schemes];
+  }
+
+  /** Every enabled scheme's challenge, in registration order (RFC 9110 §11.6.1 allows several). */
+  challenges(): string[] {
+    return this.schemes.map((s) => s.challenge());
+  }
+
+  /**
+   * The caller, or undefined when the request carries no credentials of an enabled scheme (anonymous).
+   * Throws the scheme's HttpError on bad credentials; a 401 gets WWW-Authenticate with all challenges.
+   * The result is cached on `req.locals.caller`, so a second call costs nothing.
+   */
+  async authenticate(req: Request): Promise<Caller | undefined> {
+    const cached = req.locals[CALLER_KEY] as Caller | undefined;
+    if (cached !== undefined) return cached;
+    const scheme = this.schemes.find((s) => s.matches(req));
+    if (scheme === undefined) {
+      // Credentials of a scheme we do not run are not "anonymous": answering as anonymous could let a
+      // client believe it was authenticated. RFC 9110 §11.6.1: answer 401 with what we accept.
+      if (hasUnknownCredentials(req)) throw this.unauthorized('Unsupported authentication scheme');
+      return undefined;
+    }
+    let caller: Caller;
+    try {
+      caller = await scheme.authenticate(req);
+    } catch (err) {
+      throw this.withChallenges(err);
+    }
+    req.locals[CALLER_KEY] = caller;
+    return caller;
+  }
+
+  /** A 401 carrying every challenge (for handlers that require a caller when there is none). */
+  unauthorized(message = 'Authentication required'): HttpError {
+    return new HttpError(401, message, {
+      code: 'ROA_ERR_UNAUTHORIZED',
+      headers: { 'WWW-Authenticate': this.challenges().join(', ') },
+    });
+  }
+
+  /** Middleware: authenticates (anonymous allowed) and passes errors to the error chain. */
+  middleware(): (req: Request, res: Response, next: NextFunction) => void {
+    return (req, _res, next) => {
+      this.authenticate(req).then(() => next(), next);
+    };
+  }
+
+  private withChallenges(err: unknown): unknown {
+    if (!(err instanceof HttpError) || err.status !== 401) return err;
+    // Keep the failing scheme's own challenge (e.g. Bearer error="invalid_token", RFC 6750 §3) first.
+    const own = err.headers['WWW-Authenticate'];
+    const ownName = own?.split(' ', 1)[0]?.toLowerCase();
+    const rest = this.schemes.filter((s) => s.name.toLowerCase() !== ownName).map((s) => s.challenge());
+    const all = own === undefined ? this.challenges() : [own, ...rest];
+    return new HttpError(401, err.message, {
+      code: err.code,
+      expose: err.expose,
+      type: err.type,
+      extensions: err.extensions,
+      headers: { ...err.headers, 'WWW-Authenticate': all.join(', ') },
+      cause: err.cause,
+    });
+  }
+}
+
+function hasUnknownCredentials(req: Request): boolean {
+  return req.headers.authorization !== undefined || req.headers.authentication !== undefined;
+}
