@@ -1,0 +1,339 @@
+/** @module storage/sqlite/sqlite-store The Store on SQLite (better-sqlite3): one synchronous connection, so each call is atomic. */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { conditionHolds, joinScopes, splitScopes } from '../conditions.js';
+import { contentEtag } from '../etag.js';
+import { migrationsTableSql, pendingMigrations, SQLITE_DIALECT } from '../migrations.js';
+import { clientExists, storeFailure, storeUnavailable, userExists, userNotFound } from '../store-errors.js';
+import type {
+  Article, ArticleInput, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
+} from '../store.js';
+import { HttpError } from '../../errors/http-error.js';
+
+export interface SqliteStoreOptions {
+  /** How long a writer waits for another process's lock before failing, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+interface ArticleRow {
+  id: number; slug: string | null; title: string; amount: string; currency: string;
+  owner: string; etag: string; created_at: number; updated_at: number;
+}
+interface UserRow { name: string; role: Role; password_hash: string; hmac_secret: string | null; created_at: number }
+interface ClientRow { client_id: string; secret_hash: string; user_name: string; scopes: string; created_at: number }
+interface TokenRow {
+  hash: string; kind: 'access' | 'refresh'; client_id: string; user_name: string; scopes: string;
+  family_id: string; expires_at: number; used_at: number | null; revoked: number;
+}
+
+const ARTICLE_COLUMNS = 'id, slug, title, amount, currency, owner, etag, created_at, updated_at';
+/** Nonce consumption prunes expired rows at most this often. */
+const PRUNE_INTERVAL_MS = 60_000;
+
+function toArticle(r: ArticleRow): Article {
+  return {
+    id: r.id, slug: r.slug, title: r.title, price: { amount: r.amount, currency: r.currency },
+    owner: r.owner, etag: r.etag, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
+  };
+}
+function toUser(r: UserRow): User {
+  return { name: r.name, role: r.role, passwordHash: r.password_hash, hmacSecret: r.hmac_secret, createdAt: new Date(r.created_at) };
+}
+function toClient(r: ClientRow): OAuthClient {
+  return { clientId: r.client_id, secretHash: r.secret_hash, userName: r.user_name, scopes: splitScopes(r.scopes), createdAt: new Date(r.created_at) };
+}
+function toToken(r: TokenRow): TokenRecord {
+  return {
+    hash: r.hash, kind: r.kind, clientId: r.client_id, userName: r.user_name, scopes: splitScopes(r.scopes),
+    familyId: r.family_id, expiresAt: new Date(r.expires_at), usedAt: r.used_at === null ? null : new Date(r.used_at),
+    revoked: r.revoked !== 0,
+  };
+}
+
+/** Turns a better-sqlite3 error into a roa error; roa errors pass through untouched. */
+function mapError(err: unknown, what: string): Error {
+  if (err instanceof HttpError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return storeUnavailable(`SQLite database is busy (${what})`, err);
+  if (typeof code === 'string' && /^SQLITE_(CANTOPEN|READONLY|IOERR|FULL|PERM|NOTADB|CORRUPT)/.test(code)) {
+    return storeUnavailable(`SQLite database unusable (${what}): ${message}`, err);
+  }
+  return storeFailure(`SQLite ${what} failed: ${message}`, err);
+}
+
+/**
+ * A Store kept in one SQLite file (or in memory). Opens, migrates and prepares its statements in the constructor,
+ * so a constructed store is ready; a path it cannot open throws a 503 HttpError with a one-line message.
+ * @example
+ *   const store = new SqliteStore('./data/roa.db');
+ *   const article = await store.createArticle({ title: 'Tea', price: { amount: '3.50', currency: 'EUR' } }, 'ann');
+ */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly path: string;
+  private readonly db: Db;
+  private readonly s: ReturnType<typeof prepare>;
+  private lastPrune = 0;
+
+  constructor(path: string, opts: SqliteStoreOptions = {}) {
+    this.path = path;
+    const memory = path === ':memory:' || path === '';
+    let db: Db | undefined;
+    try {
+      if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
+      db = new Database(path);
+      // WAL lets readers proceed while one writer commits; in-memory databases ignore it.
+      if (!memory) db.pragma('journal_mode = WAL');
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+      db.pragma('foreign_keys = ON');
+      // NORMAL is durable across application crashes in WAL mode and avoids an fsync per commit.
+      if (!memory) db.pragma('synchronous = NORMAL');
+      migrate(db);
+      this.db = db;
+      this.s = prepare(db);
+    } catch (err) {
+      db?.close();
+      const reason = err instanceof Error ? err.message : String(err);
+      throw storeUnavailable(`cannot open SQLite database at ${path}: ${reason}`, err);
+    }
+  }
+
+  async getArticleById(id: number): Promise<Article | undefined> {
+    if (!Number.isSafeInteger(id)) return undefined;
+    const row = this.run('read article', () => this.s.articleById.get(id) as ArticleRow | undefined);
+    return row === undefined ? undefined : toArticle(row);
+  }
+
+  async getArticleBySlug(slug: string): Promise<Article | undefined> {
+    const row = this.run('read article', () => this.s.articleBySlug.get(slug) as ArticleRow | undefined);
+    return row === undefined ? undefined : toArticle(row);
+  }
+
+  async listArticles(opts: { limit: number; afterId?: number }): Promise<Article[]> {
+    const limit = Math.max(0, Math.floor(opts.limit));
+    const after = opts.afterId ?? 0;
+    const rows = this.run('list articles', () => this.s.listArticles.all(after, limit) as ArticleRow[]);
+    return rows.map(toArticle);
+  }
+
+  async createArticle(input: ArticleInput, owner: string): Promise<Article> {
+    return this.run('create article', () => this.insertArticle(null, input, owner));
+  }
+
+  async putArticleBySlug(slug: string, input: ArticleInput, owner: string, cond?: WriteCondition): Promise<WriteResult> {
+    return this.run('put article', () => this.s.tx((): WriteResult => {
+      const row = this.s.articleBySlug.get(slug) as ArticleRow | undefined;
+      if (row === undefined) {
+        if (!conditionHolds(undefined, cond)) return { status: 'precondition-failed' };
+        return { status: 'created', article: this.insertArticle(slug, input, owner) };
+      }
+      return this.replaceRow(row, input, cond);
+    }).immediate());
+  }
+
+  async replaceArticle(id: number, input: ArticleInput, cond?: WriteCondition): Promise<WriteResult> {
+    if (!Number.isSafeInteger(id)) return { status: 'missing' };
+    return this.run('replace article', () => this.s.tx((): WriteResult => {
+      const row = this.s.articleById.get(id) as ArticleRow | undefined;
+      // RFC 9110 §13.2.1: preconditions are ignored when the answer would be 404 anyway.
+      if (row === undefined) return { status: 'missing' };
+      return this.replaceRow(row, input, cond);
+    }).immediate());
+  }
+
+  async deleteArticle(id: number, cond?: WriteCondition): Promise<'deleted' | 'missing' | 'precondition-failed'> {
+    if (!Number.isSafeInteger(id)) return 'missing';
+    return this.run('delete article', () => this.s.tx(() => {
+      const row = this.s.articleById.get(id) as ArticleRow | undefined;
+      if (row === undefined) return 'missing' as const;
+      if (!conditionHolds(row.etag, cond)) return 'precondition-failed' as const;
+      this.s.deleteArticle.run(id);
+      return 'deleted' as const;
+    }).immediate());
+  }
+
+  async createUser(u: { name: string; role: Role; passwordHash: string; hmacSecret?: string | null }): Promise<User> {
+    const now = Date.now();
+    const info = this.run('create user', () => this.s.insertUser.run(u.name, u.role, u.passwordHash, u.hmacSecret ?? null, now));
+    if (info.changes === 0) throw userExists(u.name);
+    return { name: u.name, role: u.role, passwordHash: u.passwordHash, hmacSecret: u.hmacSecret ?? null, createdAt: new Date(now) };
+  }
+
+  async getUser(name: string): Promise<User | undefined> {
+    const row = this.run('read user', () => this.s.userByName.get(name) as UserRow | undefined);
+    return row === undefined ? undefined : toUser(row);
+  }
+
+  async listUsers(): Promise<User[]> {
+    return this.run('list users', () => this.s.listUsers.all() as UserRow[]).map(toUser);
+  }
+
+  async removeUser(name: string): Promise<boolean> {
+    // Clients go by ON DELETE CASCADE; tokens carry no foreign key, so they go explicitly.
+    return this.run('remove user', () => this.s.tx(() => {
+      this.s.deleteTokensOfUser.run(name);
+      return this.s.deleteUser.run(name).changes > 0;
+    }).immediate());
+  }
+
+  async setUserHmacSecret(name: string, secret: string | null): Promise<boolean> {
+    return this.run('update user', () => this.s.setHmacSecret.run(secret, name).changes > 0);
+  }
+
+  async createClient(c: { clientId: string; secretHash: string; userName: string; scopes: string[] }): Promise<OAuthClient> {
+    const now = Date.now();
+    this.run('create client', () => this.s.tx(() => {
+      if (this.s.userByName.get(c.userName) === undefined) throw userNotFound(c.userName);
+      const info = this.s.insertClient.run(c.clientId, c.secretHash, c.userName, joinScopes(c.scopes), now);
+      if (info.changes === 0) throw clientExists(c.clientId);
+    }).immediate());
+    return { clientId: c.clientId, secretHash: c.secretHash, userName: c.userName, scopes: [...c.scopes], createdAt: new Date(now) };
+  }
+
+  async getClient(clientId: string): Promise<OAuthClient | undefined> {
+    const row = this.run('read client', () => this.s.clientById.get(clientId) as ClientRow | undefined);
+    return row === undefined ? undefined : toClient(row);
+  }
+
+  async listClients(): Promise<OAuthClient[]> {
+    return this.run('list clients', () => this.s.listClients.all() as ClientRow[]).map(toClient);
+  }
+
+  async removeClient(clientId: string): Promise<boolean> {
+    return this.run('remove client', () => this.s.tx(() => {
+      this.s.deleteTokensOfClient.run(clientId);
+      return this.s.deleteClient.run(clientId).changes > 0;
+    }).immediate());
+  }
+
+  async saveToken(t: Omit<TokenRecord, 'usedAt' | 'revoked'>): Promise<void> {
+    this.run('save token', () => this.s.insertToken.run(
+      t.hash, t.kind, t.clientId, t.userName, joinScopes(t.scopes), t.familyId, t.expiresAt.getTime(),
+    ));
+  }
+
+  async getToken(hash: string): Promise<TokenRecord | undefined> {
+    const row = this.run('read token', () => this.s.tokenByHash.get(hash) as TokenRow | undefined);
+    return row === undefined ? undefined : toToken(row);
+  }
+
+  async useRefreshToken(hash: string): Promise<'ok' | 'reused' | 'missing'> {
+    return this.run('use token', () => this.s.tx(() => {
+      if (this.s.markRefreshUsed.run(Date.now(), hash).changes > 0) return 'ok' as const;
+      // Already used, or revoked: either way a replay (RFC 9700 §4.14.2), so the caller revokes the family.
+      return this.s.refreshExists.get(hash) === undefined ? 'missing' as const : 'reused' as const;
+    }).immediate());
+  }
+
+  async revokeToken(hash: string): Promise<boolean> {
+    return this.run('revoke token', () => this.s.revokeToken.run(hash).changes > 0);
+  }
+
+  async revokeFamily(familyId: string): Promise<number> {
+    return this.run('revoke tokens', () => this.s.revokeFamily.run(familyId).changes);
+  }
+
+  async consumeNonce(key: string, expiresAtMs: number): Promise<boolean> {
+    const now = Date.now();
+    return this.run('consume nonce', () => {
+      if (now - this.lastPrune >= PRUNE_INTERVAL_MS) {
+        this.lastPrune = now;
+        this.s.pruneNonces.run(now);
+      }
+      // One statement: a fresh key inserts; an expired one is taken over; a live one changes nothing.
+      return this.s.upsertNonce.run(key, expiresAtMs, now).changes > 0;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private insertArticle(slug: string | null, input: ArticleInput, owner: string): Article {
+    const now = Date.now();
+    const etag = contentEtag(input);
+    const info = this.s.insertArticle.run(slug, input.title, input.price.amount, input.price.currency, owner, etag, now, now);
+    return {
+      id: Number(info.lastInsertRowid), slug, title: input.title, price: { amount: input.price.amount, currency: input.price.currency },
+      owner, etag, createdAt: new Date(now), updatedAt: new Date(now),
+    };
+  }
+
+  /** Body of a replace; runs inside the caller's transaction with `row` just read. */
+  private replaceRow(row: ArticleRow, input: ArticleInput, cond: WriteCondition | undefined): WriteResult {
+    const current = toArticle(row);
+    if (!conditionHolds(row.etag, cond)) return { status: 'precondition-failed', current };
+    const etag = contentEtag(input);
+    if (etag === row.etag) return { status: 'replaced', article: current, changed: false };
+    const now = Date.now();
+    this.s.updateArticle.run(input.title, input.price.amount, input.price.currency, etag, now, row.id);
+    return {
+      status: 'replaced', changed: true,
+      article: { ...current, title: input.title, price: { amount: input.price.amount, currency: input.price.currency }, etag, updatedAt: new Date(now) },
+    };
+  }
+
+  private run<T>(what: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw mapError(err, what);
+    }
+  }
+}
+
+/** Applies pending migrations under an IMMEDIATE transaction, which serialises processes opening one file. */
+function migrate(db: Db): void {
+  db.transaction(() => {
+    db.exec(migrationsTableSql(SQLITE_DIALECT));
+    const applied = (db.prepare('SELECT id FROM roa_migrations').all() as { id: number }[]).map((r) => r.id);
+    const record = db.prepare('INSERT INTO roa_migrations (id, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of pendingMigrations(applied)) {
+      for (const sql of m.up(SQLITE_DIALECT)) db.exec(sql);
+      record.run(m.id, m.name, Date.now());
+    }
+  }).immediate();
+}
+
+/** Every statement the store runs, prepared once per connection. */
+function prepare(db: Db) {
+  const st = (sql: string): Statement => db.prepare(sql);
+  return {
+    tx: <T>(fn: () => T) => db.transaction(fn),
+    articleById: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id = ?`),
+    articleBySlug: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE slug = ?`),
+    listArticles: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id > ? ORDER BY id LIMIT ?`),
+    insertArticle: st(`INSERT INTO articles (slug, title, amount, currency, owner, etag, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    updateArticle: st('UPDATE articles SET title = ?, amount = ?, currency = ?, etag = ?, updated_at = ? WHERE id = ?'),
+    deleteArticle: st('DELETE FROM articles WHERE id = ?'),
+    insertUser: st(`INSERT INTO users (name, role, password_hash, hmac_secret, created_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (name) DO NOTHING`),
+    userByName: st('SELECT name, role, password_hash, hmac_secret, created_at FROM users WHERE name = ?'),
+    listUsers: st('SELECT name, role, password_hash, hmac_secret, created_at FROM users ORDER BY name'),
+    deleteUser: st('DELETE FROM users WHERE name = ?'),
+    setHmacSecret: st('UPDATE users SET hmac_secret = ? WHERE name = ?'),
+    insertClient: st(`INSERT INTO oauth_clients (client_id, secret_hash, user_name, scopes, created_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (client_id) DO NOTHING`),
+    clientById: st('SELECT client_id, secret_hash, user_name, scopes, created_at FROM oauth_clients WHERE client_id = ?'),
+    listClients: st('SELECT client_id, secret_hash, user_name, scopes, created_at FROM oauth_clients ORDER BY client_id'),
+    deleteClient: st('DELETE FROM oauth_clients WHERE client_id = ?'),
+    deleteTokensOfClient: st('DELETE FROM oauth_tokens WHERE client_id = ?'),
+    deleteTokensOfUser: st('DELETE FROM oauth_tokens WHERE user_name = ?'),
+    insertToken: st(`INSERT INTO oauth_tokens (hash, kind, client_id, user_name, scopes, family_id, expires_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    tokenByHash: st(`SELECT hash, kind, client_id, user_name, scopes, family_id, expires_at, used_at, revoked
+      FROM oauth_tokens WHERE hash = ?`),
+    markRefreshUsed: st(`UPDATE oauth_tokens SET used_at = ?
+      WHERE hash = ? AND kind = 'refresh' AND used_at IS NULL AND revoked = 0`),
+    refreshExists: st(`SELECT 1 FROM oauth_tokens WHERE hash = ? AND kind = 'refresh'`),
+    revokeToken: st('UPDATE oauth_tokens SET revoked = 1 WHERE hash = ?'),
+    revokeFamily: st('UPDATE oauth_tokens SET revoked = 1 WHERE family_id = ? AND revoked = 0'),
+    pruneNonces: st('DELETE FROM nonces WHERE expires_at <= ?'),
+    upsertNonce: st(`INSERT INTO nonces (key, expires_at) VALUES (?, ?)
+      ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ?`),
+  };
+}

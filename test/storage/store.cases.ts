@@ -1,0 +1,460 @@
+/** @module test/storage/store.cases The contract every Store adapter must pass; each adapter's test file runs it. */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { HttpError } from '../../src/errors/http-error.js';
+import { contentEtag } from '../../src/storage/etag.js';
+import type { ArticleInput, Store, WriteResult } from '../../src/storage/store.js';
+
+export interface StoreFixture {
+  store: Store;
+  cleanup: () => Promise<void>;
+}
+
+const tea: ArticleInput = { title: 'Tea', price: { amount: '3.50', currency: 'EUR' } };
+const coffee: ArticleInput = { title: 'Coffee', price: { amount: '4.10', currency: 'EUR' } };
+
+/** A key no other test (or earlier run against the same database) uses. */
+function uniq(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+function input(title: string, amount = '1.00'): ArticleInput {
+  return { title, price: { amount, currency: 'USD' } };
+}
+
+function assertHttpError(status: number, code: string) {
+  return (err: unknown) => {
+    assert.ok(err instanceof HttpError, `expected HttpError, got ${String(err)}`);
+    assert.equal(err.status, status);
+    assert.equal(err.code, code);
+    return true;
+  };
+}
+
+/**
+ * Runs the shared Store contract. `makeStore` is called once for the suite; tests use unique keys so they do
+ * not depend on each other, and `cleanup` runs at the end.
+ */
+export function storeContract(
+  name: string,
+  makeStore: () => Promise<StoreFixture>,
+  opts: { skip?: string | false } = {},
+): void {
+  describe(`${name}: Store contract`, { skip: opts.skip ?? false }, () => {
+    let fx: StoreFixture;
+    let store: Store;
+    before(async () => {
+      fx = await makeStore();
+      store = fx.store;
+    });
+    after(async () => {
+      await fx?.cleanup();
+    });
+
+    describe('articles', () => {
+      it('creates an article with a numeric id, null slug, owner and content etag', async () => {
+        const a = await store.createArticle(tea, 'ann');
+        assert.equal(typeof a.id, 'number');
+        assert.ok(Number.isInteger(a.id) && a.id > 0);
+        assert.equal(a.slug, null);
+        assert.equal(a.owner, 'ann');
+        assert.deepEqual(a.price, tea.price);
+        assert.match(a.etag, /^[A-Za-z0-9_-]{22}$/);
+        assert.equal(a.etag, contentEtag(tea));
+        assert.ok(a.createdAt instanceof Date);
+        assert.equal(a.createdAt.getTime(), a.updatedAt.getTime());
+        assert.deepEqual(await store.getArticleById(a.id), a);
+      });
+
+      it('gives identical content the identical etag, and different content a different one', async () => {
+        const a = await store.createArticle(tea, 'ann');
+        const b = await store.createArticle(tea, 'bob');
+        const c = await store.createArticle(coffee, 'ann');
+        assert.notEqual(a.id, b.id);
+        assert.equal(a.etag, b.etag);
+        assert.notEqual(a.etag, c.etag);
+        assert.notEqual(contentEtag(input('a', '1')), contentEtag(input('a', '1.0')));
+      });
+
+      it('keeps price digits exactly as text', async () => {
+        for (const amount of ['0.10', '12345678901234567890.123456789', '100']) {
+          const a = await store.createArticle(input(uniq('p'), amount), 'ann');
+          assert.equal((await store.getArticleById(a.id))?.price.amount, amount);
+        }
+      });
+
+      it('returns undefined for missing ids and slugs', async () => {
+        assert.equal(await store.getArticleById(987654321), undefined);
+        assert.equal(await store.getArticleById(-1), undefined);
+        assert.equal(await store.getArticleById(1.5), undefined);
+        assert.equal(await store.getArticleById(Number.NaN), undefined);
+        assert.equal(await store.getArticleBySlug(uniq('nope')), undefined);
+      });
+
+      it('lists in ascending id order, paginated by afterId', async () => {
+        const made = [];
+        for (let i = 0; i < 5; i++) made.push(await store.createArticle(input(`list ${i}`), 'ann'));
+        const start = made[0]!.id - 1;
+        const page1 = await store.listArticles({ limit: 2, afterId: start });
+        assert.deepEqual(page1.map((a) => a.id), [made[0]!.id, made[1]!.id]);
+        const page2 = await store.listArticles({ limit: 2, afterId: page1[1]!.id });
+        assert.deepEqual(page2.map((a) => a.id), [made[2]!.id, made[3]!.id]);
+        const page3 = await store.listArticles({ limit: 2, afterId: page2[1]!.id });
+        assert.deepEqual(page3, [made[4]]);
+        assert.deepEqual(await store.listArticles({ limit: 2, afterId: made[4]!.id }), []);
+        assert.deepEqual(await store.listArticles({ limit: 0, afterId: start }), []);
+        const all = await store.listArticles({ limit: 1000 });
+        assert.ok(all.length >= 5);
+        for (let i = 1; i < all.length; i++) assert.ok(all[i - 1]!.id < all[i]!.id);
+      });
+
+      it('never reuses the id of a deleted article', async () => {
+        const a = await store.createArticle(tea, 'ann');
+        assert.equal(await store.deleteArticle(a.id), 'deleted');
+        const b = await store.createArticle(tea, 'ann');
+        assert.ok(b.id > a.id);
+      });
+    });
+
+    describe('putArticleBySlug', () => {
+      it('creates at a new slug', async () => {
+        const slug = uniq('put');
+        const r = await store.putArticleBySlug(slug, tea, 'ann');
+        assert.equal(r.status, 'created');
+        assert.ok(r.status === 'created');
+        assert.equal(r.article.slug, slug);
+        assert.equal(r.article.owner, 'ann');
+        assert.deepEqual(await store.getArticleBySlug(slug), r.article);
+        assert.deepEqual(await store.getArticleById(r.article.id), r.article);
+      });
+
+      it('replaces changed content, keeping id, owner and createdAt', async () => {
+        const slug = uniq('put');
+        const c = await store.putArticleBySlug(slug, tea, 'ann');
+        assert.ok(c.status === 'created');
+        await new Promise((r) => setTimeout(r, 5));
+        const r = await store.putArticleBySlug(slug, coffee, 'bob');
+        assert.ok(r.status === 'replaced');
+        assert.equal(r.changed, true);
+        assert.equal(r.article.id, c.article.id);
+        assert.equal(r.article.owner, 'ann');
+        assert.equal(r.article.title, 'Coffee');
+        assert.equal(r.article.etag, contentEtag(coffee));
+        assert.equal(r.article.createdAt.getTime(), c.article.createdAt.getTime());
+        assert.ok(r.article.updatedAt.getTime() > c.article.updatedAt.getTime());
+        assert.deepEqual(await store.getArticleBySlug(slug), r.article);
+      });
+
+      it('leaves identical content untouched: same etag, same updatedAt, no new row', async () => {
+        const slug = uniq('put');
+        const c = await store.putArticleBySlug(slug, tea, 'ann');
+        assert.ok(c.status === 'created');
+        await new Promise((r) => setTimeout(r, 5));
+        const r = await store.putArticleBySlug(slug, { title: 'Tea', price: { amount: '3.50', currency: 'EUR' } }, 'ann');
+        assert.ok(r.status === 'replaced');
+        assert.equal(r.changed, false);
+        assert.deepEqual(r.article, c.article);
+        assert.deepEqual(await store.getArticleBySlug(slug), c.article);
+        const after = await store.listArticles({ limit: 10, afterId: c.article.id });
+        assert.equal(after.length, 0);
+      });
+
+      it('fails If-Match on an absent slug and creates nothing (RFC 9110 §13.1.1)', async () => {
+        const slug = uniq('put');
+        assert.deepEqual(await store.putArticleBySlug(slug, tea, 'ann', { ifMatch: '*' }), { status: 'precondition-failed' });
+        assert.deepEqual(await store.putArticleBySlug(slug, tea, 'ann', { ifMatch: [contentEtag(tea)] }), { status: 'precondition-failed' });
+        assert.equal(await store.getArticleBySlug(slug), undefined);
+      });
+
+      it('honours If-None-Match: * as create-only', async () => {
+        const slug = uniq('put');
+        const c = await store.putArticleBySlug(slug, tea, 'ann', { ifNoneMatch: '*' });
+        assert.equal(c.status, 'created');
+        const r = await store.putArticleBySlug(slug, coffee, 'ann', { ifNoneMatch: '*' });
+        assert.equal(r.status, 'precondition-failed');
+        assert.ok(r.status === 'precondition-failed' && c.status === 'created');
+        assert.deepEqual(r.current, c.article);
+        assert.equal((await store.getArticleBySlug(slug))?.title, 'Tea');
+      });
+
+      it('compares If-Match etags against the stored one', async () => {
+        const slug = uniq('put');
+        const c = await store.putArticleBySlug(slug, tea, 'ann');
+        assert.ok(c.status === 'created');
+        const stale = await store.putArticleBySlug(slug, coffee, 'ann', { ifMatch: ['nope', contentEtag(coffee)] });
+        assert.ok(stale.status === 'precondition-failed');
+        assert.deepEqual(stale.current, c.article);
+        assert.equal((await store.getArticleBySlug(slug))?.title, 'Tea');
+        const ok = await store.putArticleBySlug(slug, coffee, 'ann', { ifMatch: ['nope', c.article.etag] });
+        assert.ok(ok.status === 'replaced' && ok.changed);
+        const star = await store.putArticleBySlug(slug, tea, 'ann', { ifMatch: '*' });
+        assert.ok(star.status === 'replaced' && star.changed);
+        const none = await store.putArticleBySlug(slug, tea, 'ann', { ifMatch: [] });
+        assert.equal(none.status, 'precondition-failed');
+      });
+
+      it('yields exactly one created for 10 concurrent puts to a new slug', async () => {
+        const slug = uniq('race');
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.putArticleBySlug(slug, input(`racer ${i}`), `user${i}`)),
+        );
+        assert.equal(results.filter((r) => r.status === 'created').length, 1);
+        assert.equal(results.filter((r) => r.status === 'replaced').length, 9);
+        const stored = await store.getArticleBySlug(slug);
+        assert.ok(stored);
+        const ids = new Set(results.map((r) => ('article' in r ? r.article.id : -1)));
+        assert.deepEqual([...ids], [stored.id]);
+      });
+
+      it('lets exactly one of 10 concurrent If-Match writers win', async () => {
+        const slug = uniq('cas');
+        const c = await store.putArticleBySlug(slug, tea, 'ann');
+        assert.ok(c.status === 'created');
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.putArticleBySlug(slug, input(`cas ${i}`), 'ann', { ifMatch: [c.article.etag] })),
+        );
+        assert.equal(results.filter((r) => r.status === 'replaced').length, 1);
+        assert.equal(results.filter((r) => r.status === 'precondition-failed').length, 9);
+      });
+    });
+
+    describe('replaceArticle', () => {
+      it('reports missing, even with conditions, and never creates', async () => {
+        assert.deepEqual(await store.replaceArticle(987654321, tea), { status: 'missing' });
+        assert.deepEqual(await store.replaceArticle(987654321, tea, { ifMatch: '*' }), { status: 'missing' });
+        assert.equal(await store.getArticleById(987654321), undefined);
+      });
+
+      it('replaces, skips unchanged content, and checks If-Match', async () => {
+        const a = await store.createArticle(tea, 'ann');
+        const same = await store.replaceArticle(a.id, tea);
+        assert.deepEqual(same, { status: 'replaced', article: a, changed: false });
+        const stale = await store.replaceArticle(a.id, coffee, { ifMatch: [contentEtag(coffee)] });
+        assert.deepEqual(stale, { status: 'precondition-failed', current: a });
+        const none = await store.replaceArticle(a.id, coffee, { ifNoneMatch: '*' });
+        assert.equal(none.status, 'precondition-failed');
+        const r = await store.replaceArticle(a.id, coffee, { ifMatch: [a.etag] });
+        assert.ok(r.status === 'replaced' && r.changed);
+        assert.equal(r.article.slug, null);
+        assert.equal(r.article.etag, contentEtag(coffee));
+        assert.deepEqual(await store.getArticleById(a.id), r.article);
+      });
+
+      it('lets exactly one of 10 concurrent If-Match replacements win', async () => {
+        const a = await store.createArticle(tea, 'ann');
+        const results: WriteResult[] = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => store.replaceArticle(a.id, input(`r ${i}`), { ifMatch: [a.etag] })),
+        );
+        assert.equal(results.filter((r) => r.status === 'replaced').length, 1);
+        assert.equal(results.filter((r) => r.status === 'precondition-failed').length, 9);
+      });
+    });
+
+    describe('deleteArticle', () => {
+      it('deletes without a condition, then reports missing', async () => {
+        const a = await store.createArticle(tea, 'ann');
+        assert.equal(await store.deleteArticle(a.id), 'deleted');
+        assert.equal(await store.getArticleById(a.id), undefined);
+        assert.equal(await store.deleteArticle(a.id), 'missing');
+        assert.equal(await store.deleteArticle(a.id, { ifMatch: '*' }), 'missing');
+      });
+
+      it('checks If-Match and If-None-Match', async () => {
+        const a = await store.createArticle(tea, 'ann');
+        assert.equal(await store.deleteArticle(a.id, { ifMatch: ['stale'] }), 'precondition-failed');
+        assert.equal(await store.deleteArticle(a.id, { ifNoneMatch: '*' }), 'precondition-failed');
+        assert.ok(await store.getArticleById(a.id));
+        assert.equal(await store.deleteArticle(a.id, { ifMatch: [a.etag] }), 'deleted');
+        const b = await store.createArticle(tea, 'ann');
+        assert.equal(await store.deleteArticle(b.id, { ifMatch: '*' }), 'deleted');
+      });
+
+      it('frees the slug of a deleted article', async () => {
+        const slug = uniq('del');
+        const c = await store.putArticleBySlug(slug, tea, 'ann');
+        assert.ok(c.status === 'created');
+        assert.equal(await store.deleteArticle(c.article.id), 'deleted');
+        assert.equal(await store.getArticleBySlug(slug), undefined);
+        const again = await store.putArticleBySlug(slug, tea, 'ann');
+        assert.equal(again.status, 'created');
+      });
+    });
+
+    describe('users', () => {
+      it('creates, reads, lists, updates and removes users', async () => {
+        const name = uniq('user');
+        const u = await store.createUser({ name, role: 'editor', passwordHash: 'ph' });
+        assert.equal(u.name, name);
+        assert.equal(u.role, 'editor');
+        assert.equal(u.hmacSecret, null);
+        assert.ok(u.createdAt instanceof Date);
+        assert.deepEqual(await store.getUser(name), u);
+        const list = await store.listUsers();
+        assert.ok(list.some((x) => x.name === name));
+        const names = list.map((x) => x.name);
+        assert.deepEqual(names, [...names].sort());
+        assert.equal(await store.setUserHmacSecret(name, 'blob'), true);
+        assert.equal((await store.getUser(name))?.hmacSecret, 'blob');
+        assert.equal(await store.setUserHmacSecret(name, null), true);
+        assert.equal((await store.getUser(name))?.hmacSecret, null);
+        assert.equal(await store.setUserHmacSecret(uniq('ghost'), 'x'), false);
+        assert.equal(await store.removeUser(name), true);
+        assert.equal(await store.getUser(name), undefined);
+        assert.equal(await store.removeUser(name), false);
+      });
+
+      it('keeps a given hmac secret', async () => {
+        const name = uniq('user');
+        const u = await store.createUser({ name, role: 'admin', passwordHash: 'ph', hmacSecret: 'enc' });
+        assert.equal((await store.getUser(name))?.hmacSecret, 'enc');
+        assert.equal(u.role, 'admin');
+      });
+
+      it('rejects a duplicate name with 409 ROA_ERR_USER_EXISTS', async () => {
+        const name = uniq('user');
+        await store.createUser({ name, role: 'reader', passwordHash: 'a' });
+        await assert.rejects(store.createUser({ name, role: 'admin', passwordHash: 'b' }), assertHttpError(409, 'ROA_ERR_USER_EXISTS'));
+        assert.equal((await store.getUser(name))?.role, 'reader');
+      });
+
+      it('returns undefined for an unknown user', async () => {
+        assert.equal(await store.getUser(uniq('ghost')), undefined);
+      });
+    });
+
+    describe('oauth clients', () => {
+      it('creates, reads, lists and removes clients', async () => {
+        const user = uniq('owner');
+        await store.createUser({ name: user, role: 'editor', passwordHash: 'ph' });
+        const clientId = uniq('client');
+        const c = await store.createClient({ clientId, secretHash: 'sh', userName: user, scopes: ['articles:read', 'articles:write'] });
+        assert.deepEqual(c.scopes, ['articles:read', 'articles:write']);
+        assert.deepEqual(await store.getClient(clientId), c);
+        const list = await store.listClients();
+        assert.ok(list.some((x) => x.clientId === clientId));
+        const ids = list.map((x) => x.clientId);
+        assert.deepEqual(ids, [...ids].sort());
+        const empty = await store.createClient({ clientId: uniq('client'), secretHash: 'sh', userName: user, scopes: [] });
+        assert.deepEqual((await store.getClient(empty.clientId))?.scopes, []);
+        assert.equal(await store.removeClient(clientId), true);
+        assert.equal(await store.getClient(clientId), undefined);
+        assert.equal(await store.removeClient(clientId), false);
+      });
+
+      it('rejects duplicates with 409 and unknown users with 404', async () => {
+        const user = uniq('owner');
+        await store.createUser({ name: user, role: 'editor', passwordHash: 'ph' });
+        const clientId = uniq('client');
+        await store.createClient({ clientId, secretHash: 'sh', userName: user, scopes: [] });
+        await assert.rejects(
+          store.createClient({ clientId, secretHash: 'x', userName: user, scopes: [] }),
+          assertHttpError(409, 'ROA_ERR_CLIENT_EXISTS'),
+        );
+        await assert.rejects(
+          store.createClient({ clientId: uniq('client'), secretHash: 'x', userName: uniq('ghost'), scopes: [] }),
+          assertHttpError(404, 'ROA_ERR_USER_NOT_FOUND'),
+        );
+      });
+
+      it('removes a client\'s tokens with it, and a user\'s clients and tokens with the user', async () => {
+        const user = uniq('owner');
+        await store.createUser({ name: user, role: 'editor', passwordHash: 'ph' });
+        const c1 = uniq('client');
+        const c2 = uniq('client');
+        await store.createClient({ clientId: c1, secretHash: 'sh', userName: user, scopes: [] });
+        await store.createClient({ clientId: c2, secretHash: 'sh', userName: user, scopes: [] });
+        const expiresAt = new Date(Date.now() + 60_000);
+        const t1 = uniq('tok');
+        const t2 = uniq('tok');
+        await store.saveToken({ hash: t1, kind: 'access', clientId: c1, userName: user, scopes: [], familyId: uniq('f'), expiresAt });
+        await store.saveToken({ hash: t2, kind: 'access', clientId: c2, userName: user, scopes: [], familyId: uniq('f'), expiresAt });
+        await store.removeClient(c1);
+        assert.equal(await store.getToken(t1), undefined);
+        assert.ok(await store.getToken(t2));
+        await store.removeUser(user);
+        assert.equal(await store.getClient(c2), undefined);
+        assert.equal(await store.getToken(t2), undefined);
+      });
+    });
+
+    describe('tokens', () => {
+      const expiresAt = new Date(Date.UTC(2030, 0, 1, 12, 0, 0, 123));
+      function token(kind: 'access' | 'refresh', familyId = uniq('fam')) {
+        return { hash: uniq('tok'), kind, clientId: 'c', userName: 'u', scopes: ['a', 'b'], familyId, expiresAt };
+      }
+
+      it('saves and reads a token', async () => {
+        const t = token('access');
+        await store.saveToken(t);
+        assert.deepEqual(await store.getToken(t.hash), { ...t, usedAt: null, revoked: false });
+        assert.equal(await store.getToken(uniq('none')), undefined);
+      });
+
+      it('marks a refresh token used once: ok, then reused; missing for unknown or access tokens', async () => {
+        const t = token('refresh');
+        await store.saveToken(t);
+        assert.equal(await store.useRefreshToken(t.hash), 'ok');
+        const used = await store.getToken(t.hash);
+        assert.ok(used?.usedAt instanceof Date);
+        assert.equal(await store.useRefreshToken(t.hash), 'reused');
+        assert.equal(await store.useRefreshToken(uniq('none')), 'missing');
+        const a = token('access');
+        await store.saveToken(a);
+        assert.equal(await store.useRefreshToken(a.hash), 'missing');
+      });
+
+      it('treats a revoked refresh token as reused', async () => {
+        const t = token('refresh');
+        await store.saveToken(t);
+        assert.equal(await store.revokeToken(t.hash), true);
+        assert.equal((await store.getToken(t.hash))?.revoked, true);
+        assert.equal(await store.useRefreshToken(t.hash), 'reused');
+        assert.equal(await store.revokeToken(uniq('none')), false);
+      });
+
+      it('lets exactly one of 10 concurrent uses of a refresh token succeed', async () => {
+        const t = token('refresh');
+        await store.saveToken(t);
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.useRefreshToken(t.hash)));
+        assert.equal(results.filter((r) => r === 'ok').length, 1);
+        assert.equal(results.filter((r) => r === 'reused').length, 9);
+      });
+
+      it('revokes a whole family and nothing else', async () => {
+        const fam = uniq('fam');
+        const members = [token('access', fam), token('refresh', fam), token('refresh', fam)];
+        const other = token('refresh');
+        for (const t of [...members, other]) await store.saveToken(t);
+        assert.equal(await store.revokeFamily(fam), 3);
+        for (const t of members) assert.equal((await store.getToken(t.hash))?.revoked, true);
+        assert.equal((await store.getToken(other.hash))?.revoked, false);
+        assert.equal(await store.revokeFamily(fam), 0);
+        assert.equal(await store.revokeFamily(uniq('none')), 0);
+      });
+    });
+
+    describe('nonces', () => {
+      it('accepts a fresh nonce once and refuses its replay', async () => {
+        const key = uniq('nonce');
+        const exp = Date.now() + 60_000;
+        assert.equal(await store.consumeNonce(key, exp), true);
+        assert.equal(await store.consumeNonce(key, exp), false);
+        assert.equal(await store.consumeNonce(uniq('nonce'), exp), true);
+      });
+
+      it('accepts a nonce again once its record has expired', async () => {
+        const key = uniq('nonce');
+        assert.equal(await store.consumeNonce(key, Date.now() - 1000), true);
+        assert.equal(await store.consumeNonce(key, Date.now() + 60_000), true);
+        assert.equal(await store.consumeNonce(key, Date.now() + 60_000), false);
+      });
+
+      it('lets exactly one of 10 concurrent consumers win', async () => {
+        const key = uniq('nonce');
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeNonce(key, Date.now() + 60_000)));
+        assert.equal(results.filter(Boolean).length, 1);
+      });
+    });
+  });
+}
