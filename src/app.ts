@@ -1,0 +1,113 @@
+/**
+ * @module app
+ * createApp: an Express-4-shaped application that is also a node request listener.
+ */
+import http, { type IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { adoptRequest, Request, type NextFunction } from './http/request.js';
+import { adoptResponse, Response } from './http/response.js';
+import { finalHandler } from './final-handler.js';
+import { ROUTE_METHODS } from './router/methods.js';
+import type { RoutePath } from './router/path.js';
+import type { Route } from './router/route.js';
+import { Router, RouterCore, type RouterOptions } from './router/router.js';
+
+export interface AppOptions {
+  /** `/foo` and `/foo/` are different routes (default false). */
+  strict?: boolean;
+  /** Route matching is case-sensitive (default false). */
+  caseSensitive?: boolean;
+  /** `development` (default: NODE_ENV or development) or `production`: production never sends stacks. */
+  env?: string;
+}
+
+export interface App extends Omit<RouterCore, 'get' | 'use' | 'route' | 'handle'> {
+  (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
+  /** `app.get(path, ...handlers)` routes GET; `app.get(name)` reads a setting, as in Express. */
+  get(setting: string): unknown;
+  get(path: RoutePath, ...handlers: unknown[]): App;
+  settings: Record<string, unknown>;
+  locals: Record<string, unknown>;
+  router: Router;
+  set(setting: string, value: unknown): App;
+  enabled(setting: string): boolean;
+  disabled(setting: string): boolean;
+  enable(setting: string): App;
+  disable(setting: string): App;
+  route(path: RoutePath): Route;
+  use(...args: unknown[]): App;
+  /** Dispatches a request; `callback` (when mounted) receives what the app did not handle. */
+  handle(req: IncomingMessage, res: ServerResponse, callback?: NextFunction): void;
+  /** Starts an http.Server whose request and response objects are roa's own classes. */
+  listen(port?: number, host?: string | (() => void), callback?: () => void): Server;
+  /** Creates (without listening) an http.Server for this app. */
+  createServer(options?: http.ServerOptions): Server;
+}
+
+/**
+ * Creates an application.
+ * @example
+ *   const app = createApp()
+ *   app.get('/hello/:name', (req, res) => res.send(`Hello ${req.params.name}`))
+ *   app.listen(3000)
+ */
+export function createApp(options: AppOptions = {}): App {
+  const routerOptions: RouterOptions = { strict: options.strict, caseSensitive: options.caseSensitive };
+  const router = Router(routerOptions);
+  const env = options.env ?? process.env.NODE_ENV ?? 'development';
+
+  const app = function (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void {
+    app.handle(req, res, next);
+  } as App;
+
+  app.router = router;
+  app.settings = { env, strict: router.strict, 'case sensitive routing': router.caseSensitive };
+  app.locals = { settings: app.settings };
+
+  app.handle = (rawReq, rawRes, callback) => {
+    const req = adoptRequest(rawReq);
+    const res = adoptResponse(rawRes);
+    req.res = res;
+    if (!req.originalUrl) req.originalUrl = req.url ?? '/';
+    const done: NextFunction = callback ?? ((err) => finalHandler(req, res, err, app.settings.env === 'production'));
+    router.handle(req, res, done);
+  };
+
+  app.set = (setting, value) => {
+    app.settings[setting] = value;
+    if (setting === 'strict routing' || setting === 'strict') router.strict = value === true;
+    if (setting === 'case sensitive routing') router.caseSensitive = value === true;
+    return app;
+  };
+  app.enabled = (setting) => Boolean(app.settings[setting]);
+  app.disabled = (setting) => !app.settings[setting];
+  app.enable = (setting) => app.set(setting, true);
+  app.disable = (setting) => app.set(setting, false);
+
+  app.use = (...args: unknown[]) => {
+    router.use(...args);
+    return app;
+  };
+  app.route = (path) => router.route(path);
+
+  for (const method of [...ROUTE_METHODS, 'all']) {
+    const register = (router as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!;
+    (app as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      if (method === 'get' && args.length === 1 && typeof args[0] === 'string') return app.settings[args[0]];
+      register.apply(router, args);
+      return app;
+    };
+  }
+
+  app.createServer = (serverOptions = {}) =>
+    http.createServer({ ...serverOptions, IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse }, app) as unknown as Server;
+
+  app.listen = (port = 0, host?: string | (() => void), callback?: () => void) => {
+    const server = app.createServer();
+    if (typeof host === 'function') server.listen(port, host);
+    else if (host === undefined) server.listen(port, callback);
+    else server.listen(port, host, callback);
+    return server;
+  };
+
+  return app;
+}

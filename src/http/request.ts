@@ -1,0 +1,176 @@
+/**
+ * @module http/request
+ * The request object handlers receive: node's IncomingMessage plus Express 4's conveniences.
+ * The server is created with this class (`http.createServer({ IncomingMessage: Request })`), so no
+ * prototype is swapped per request; `adoptRequest` covers apps mounted on a plain node server.
+ */
+import { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { parseQuery, type ParsedQuery } from './query.js';
+import type { Response } from './response.js';
+
+export type NextFunction = (err?: unknown) => void;
+
+export class Request extends IncomingMessage {
+  /** Route parameters of the layer being run (named, and positional `0`, `1`, ...). */
+  params: Record<string, string | undefined>;
+  /** Parsed body, set by `json()` / `urlencoded()`; undefined until a parser ran. */
+  body: unknown;
+  /** Raw body bytes once a body reader consumed the stream (see http/body). */
+  rawBody: Buffer | undefined;
+  /** The mount path of the router running the current layer (`/api` under `app.use('/api', r)`). */
+  baseUrl: string;
+  /** The request target as received, never rewritten by mounting. */
+  originalUrl: string;
+  /** The method before `methodOverride()` changed it. */
+  originalMethod: string | undefined;
+  /** The response paired with this request. */
+  res: Response | undefined;
+  /** The `next` of the layer being run (used by `res.format` to reach the error chain). */
+  next: NextFunction | undefined;
+  /** Per-request state for middleware (roa puts the authenticated caller here). */
+  locals: Record<string, unknown>;
+  /** The route whose handlers are running (Express's `req.route`). */
+  route: unknown;
+  private _query: ParsedQuery | undefined;
+  private _queryFor: string | undefined;
+
+  constructor(socket: Socket) {
+    super(socket);
+    this.params = {};
+    this.body = undefined;
+    this.rawBody = undefined;
+    this.baseUrl = '';
+    this.originalUrl = '';
+    this.originalMethod = undefined;
+    this.res = undefined;
+    this.next = undefined;
+    this.locals = {};
+    this.route = undefined;
+    this._query = undefined;
+    this._queryFor = undefined;
+  }
+
+  /** The query string parsed with qs-style nesting; parsed on first use and cached per URL. */
+  get query(): ParsedQuery {
+    const url = this.url ?? '';
+    if (this._query !== undefined && this._queryFor === url) return this._query;
+    const q = url.indexOf('?');
+    this._query = q === -1 ? {} : parseQuery(url.slice(q + 1));
+    this._queryFor = url;
+    return this._query;
+  }
+
+  set query(value: ParsedQuery) {
+    this._query = value;
+    this._queryFor = this.url ?? '';
+  }
+
+  /** The path part of `req.url` (relative to the current mount point), as Express's `req.path`. */
+  get path(): string {
+    return pathnameOf(this.url ?? '/');
+  }
+
+  /** The query string including nothing before it, or '' (no `?`). */
+  get search(): string {
+    const url = this.url ?? '';
+    const q = url.indexOf('?');
+    return q === -1 ? '' : url.slice(q);
+  }
+
+  get protocol(): string {
+    return (this.socket as Socket & { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  }
+
+  get secure(): boolean {
+    return this.protocol === 'https';
+  }
+
+  get hostname(): string | undefined {
+    const host = this.headers.host;
+    if (!host) return undefined;
+    const end = host[0] === '[' ? host.indexOf(']') + 1 : host.indexOf(':');
+    return end <= 0 ? host : host.slice(0, end);
+  }
+
+  get ip(): string | undefined {
+    return this.socket.remoteAddress;
+  }
+
+  /** A request header by case-insensitive name; `Referer` and `Referrer` are interchangeable. */
+  get(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    const key = lower === 'referrer' ? 'referer' : lower;
+    const value = this.headers[key];
+    if (value === undefined) return undefined;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  /** Alias of `get`, as in Express. */
+  header(name: string): string | undefined {
+    return this.get(name);
+  }
+
+  /** True when the request's Content-Type is one of `types` (`json`, `application/*`, ...). */
+  is(...types: string[]): string | false {
+    const ct = this.headers['content-type'];
+    if (!ct) return false;
+    const media = ct.split(';')[0]!.trim().toLowerCase();
+    for (const t of types) {
+      const want = t.includes('/') ? t.toLowerCase() : SHORT_IS[t] ?? t;
+      if (want === media) return t;
+      if (want.endsWith('/*') && media.startsWith(want.slice(0, -1))) return t;
+      if (want.startsWith('*/') && media.endsWith(want.slice(1))) return t;
+      if (want[0] === '+' && media.endsWith(want)) return t;
+    }
+    return false;
+  }
+}
+
+const SHORT_IS: Record<string, string> = {
+  json: 'application/json',
+  urlencoded: 'application/x-www-form-urlencoded',
+  xml: 'application/xml',
+  html: 'text/html',
+  text: 'text/plain',
+};
+
+/** The path of a request target: drops the query, and scheme+authority of an absolute-form target. */
+export function pathnameOf(url: string): string {
+  let start = 0;
+  if (url[0] !== '/') {
+    const scheme = url.indexOf('://');
+    if (scheme !== -1) {
+      const slash = url.indexOf('/', scheme + 3);
+      if (slash === -1) return '/';
+      start = slash;
+    }
+  }
+  let end = url.length;
+  for (let i = start; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 63 /* ? */ || c === 35 /* # */) {
+      end = i;
+      break;
+    }
+  }
+  return start === 0 && end === url.length ? url : url.slice(start, end);
+}
+
+/** Gives a plain IncomingMessage the Request prototype and fields (for `http.createServer(app)`). */
+export function adoptRequest(req: IncomingMessage): Request {
+  if (req instanceof Request) return req;
+  Object.setPrototypeOf(req, Request.prototype);
+  const r = req as Request;
+  r.params = {};
+  r.body = undefined;
+  r.rawBody = undefined;
+  r.baseUrl = '';
+  r.originalUrl = '';
+  r.originalMethod = undefined;
+  r.res = undefined;
+  r.next = undefined;
+  r.locals = {};
+  r.route = undefined;
+  return r;
+}

@@ -1,0 +1,169 @@
+/**
+ * @module http/response
+ * The response object handlers receive: node's ServerResponse plus Express 4's senders.
+ */
+import { ServerResponse, STATUS_CODES } from 'node:http';
+import { HttpError } from '../errors/http-error.js';
+import { negotiate } from './accepts.js';
+import { contentTypeFor } from './mime.js';
+import type { Request } from './request.js';
+
+export type HeaderValue = string | number | readonly string[];
+
+export class Response extends ServerResponse<Request> {
+  /** Per-response values for templates and later handlers (Express's `res.locals`). */
+  locals: Record<string, unknown> = {};
+
+  /** Sets the status code; chainable. */
+  status(code: number): this {
+    this.statusCode = code;
+    return this;
+  }
+
+  /** Sets one header, or several from an object; chainable. `Content-Type` short names resolve (`json`). */
+  set(field: string | Record<string, HeaderValue>, value?: HeaderValue): this {
+    if (typeof field === 'object') {
+      for (const name of Object.keys(field)) this.set(name, field[name]);
+      return this;
+    }
+    if (value === undefined) return this;
+    if (field.length === 12 && field.toLowerCase() === 'content-type' && typeof value === 'string') {
+      this.setHeader('Content-Type', contentTypeFor(value));
+      return this;
+    }
+    this.setHeader(field, typeof value === 'number' ? String(value) : value);
+    return this;
+  }
+
+  /** Alias of `set`. */
+  header(field: string | Record<string, HeaderValue>, value?: HeaderValue): this {
+    return this.set(field, value);
+  }
+
+  /** A response header already set. */
+  get(field: string): string | number | string[] | undefined {
+    return this.getHeader(field);
+  }
+
+  /** Appends to a header (adds a second value rather than replacing). */
+  append(field: string, value: string | string[]): this {
+    const prev = this.getHeader(field);
+    if (prev === undefined) return this.set(field, value);
+    const list = Array.isArray(prev) ? prev : [String(prev)];
+    return this.set(field, list.concat(value));
+  }
+
+  /** Sets Content-Type from a short name (`json`, `html`, `.xml`) or a media type. */
+  type(type: string): this {
+    this.setHeader('Content-Type', contentTypeFor(type));
+    return this;
+  }
+
+  /** Adds a field to `Vary` once. */
+  vary(field: string): this {
+    const prev = this.getHeader('Vary');
+    if (prev === undefined || prev === '') {
+      this.setHeader('Vary', field);
+      return this;
+    }
+    const list = String(prev);
+    if (list === '*') return this;
+    const lower = field.toLowerCase();
+    if (list.split(',').some((f) => f.trim().toLowerCase() === lower)) return this;
+    this.setHeader('Vary', list + ', ' + field);
+    return this;
+  }
+
+  /** Sets `Location`. */
+  location(url: string): this {
+    this.setHeader('Location', encodeURI(url).replace(/%25([0-9A-Fa-f]{2})/g, '%$1'));
+    return this;
+  }
+
+  /**
+   * Sends a body: a string as text/html, a Buffer as application/octet-stream, anything else as
+   * JSON; sets Content-Length, and leaves the body out for HEAD, 204 and 304.
+   */
+  send(body?: unknown): this {
+    let chunk: string | Buffer;
+    if (typeof body === 'string') {
+      chunk = body;
+      if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'text/html; charset=utf-8');
+    } else if (body === undefined || body === null) {
+      chunk = '';
+    } else if (Buffer.isBuffer(body)) {
+      chunk = body;
+      if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'application/octet-stream');
+    } else if (body instanceof Uint8Array) {
+      chunk = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+      if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'application/octet-stream');
+    } else {
+      return this.json(body);
+    }
+    return this.end_(chunk);
+  }
+
+  /** Sends `value` as JSON (`application/json; charset=utf-8`). */
+  json(value: unknown): this {
+    const text = JSON.stringify(value);
+    if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'application/json; charset=utf-8');
+    return this.end_(text === undefined ? '' : text);
+  }
+
+  /** Sets the status and sends its reason phrase as text. */
+  sendStatus(code: number): this {
+    this.statusCode = code;
+    this.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    return this.end_(STATUS_CODES[code] ?? String(code));
+  }
+
+  /**
+   * Runs the handler for the media type the client prefers (Express's `res.format`), with
+   * `Vary: Accept`. No acceptable type and no `default` handler: a 406 goes to the error chain.
+   */
+  format(handlers: Record<string, () => void>): this {
+    const req = this.req;
+    const keys = Object.keys(handlers).filter((k) => k !== 'default');
+    const offers = keys.map((k) => (k.includes('/') ? k : contentTypeFor(k).split(';')[0]!));
+    this.vary('Accept');
+    const chosen = negotiate(req.headers.accept, offers);
+    if (chosen !== undefined) {
+      const key = keys[offers.indexOf(chosen)]!;
+      if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', contentTypeFor(chosen));
+      handlers[key]!();
+    } else if (handlers.default) {
+      handlers.default();
+    } else {
+      const err = new HttpError(406, 'Not Acceptable', {
+        extensions: { types: offers },
+      });
+      if (req.next) req.next(err);
+      else throw err;
+    }
+    return this;
+  }
+
+  /** Writes Content-Length and the body, honouring HEAD and bodiless statuses. */
+  private end_(chunk: string | Buffer): this {
+    const code = this.statusCode;
+    if (code === 204 || code === 304) {
+      this.removeHeader('Content-Type');
+      this.removeHeader('Content-Length');
+      this.removeHeader('Transfer-Encoding');
+      this.end();
+      return this;
+    }
+    this.setHeader('Content-Length', typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length);
+    if (this.req.method === 'HEAD') this.end();
+    else this.end(chunk);
+    return this;
+  }
+}
+
+/** Gives a plain ServerResponse the Response prototype (for `http.createServer(app)`). */
+export function adoptResponse(res: ServerResponse): Response {
+  if (res instanceof Response) return res;
+  Object.setPrototypeOf(res, Response.prototype);
+  (res as Response).locals = {};
+  return res as Response;
+}

@@ -1,0 +1,260 @@
+/**
+ * @module router/router
+ * Express 4's Router: a stack of layers tried in definition order, with `next()`, `next('route')`,
+ * `next('router')`, `next(err)` and mounting — dispatched over a compiled index (router/matcher).
+ */
+import type { Request } from '../http/request.js';
+import { pathnameOf } from '../http/request.js';
+import type { Response } from '../http/response.js';
+import { callErrorHandler, callHandler, flattenHandlers, type HandlerArg, type NextFunction } from './handler.js';
+import { Layer, decodeParam } from './layer.js';
+import { Matcher, type Candidate } from './matcher.js';
+import { ROUTE_METHODS } from './methods.js';
+import type { RoutePath } from './path.js';
+import { Route } from './route.js';
+
+export interface RouterOptions {
+  /** `/foo` and `/foo/` differ (default false). */
+  strict?: boolean;
+  /** `/Foo` and `/foo` differ (default false). */
+  caseSensitive?: boolean;
+  /** Keep the parent router's `req.params` (default false). */
+  mergeParams?: boolean;
+}
+
+type RouteMethod<T> = (path: RoutePath, ...handlers: HandlerArg[]) => T;
+
+/** A router is itself a middleware: `app.use('/api', router)`. */
+export interface Router extends RouterCore {
+  (req: Request, res: Response, next: NextFunction): void;
+}
+
+export interface RouterCore {
+  get: RouteMethod<this>; post: RouteMethod<this>; put: RouteMethod<this>; delete: RouteMethod<this>;
+  patch: RouteMethod<this>; head: RouteMethod<this>; options: RouteMethod<this>; all: RouteMethod<this>;
+}
+
+export class RouterCore {
+  declare stack: Layer[];
+  declare strict: boolean;
+  declare caseSensitive: boolean;
+  declare mergeParams: boolean;
+  declare private matcher: Matcher | undefined;
+
+  /** Adds middleware, mounted routers or error handlers, optionally under a path prefix. */
+  use(...args: unknown[]): this {
+    let path: RoutePath = '/';
+    let offset = 0;
+    const first = args[0];
+    if (typeof first !== 'function' && !Array.isArray(first)) {
+      path = first as RoutePath;
+      offset = 1;
+    } else if (Array.isArray(first) && first.length > 0 && typeof first[0] !== 'function') {
+      path = first as RoutePath;
+      offset = 1;
+    }
+    const handlers = flattenHandlers(args.slice(offset), 'Router.use()');
+    if (handlers.length === 0) throw new TypeError('roa: Router.use() requires a middleware function');
+    for (const fn of handlers) {
+      this.stack.push(new Layer(path, { sensitive: this.caseSensitive, strict: false, end: false }, fn));
+    }
+    this.matcher = undefined;
+    return this;
+  }
+
+  /** Creates a route at `path` for chaining: `router.route('/a').get(h).put(h2)`. */
+  route(path: RoutePath): Route {
+    const route = new Route(path);
+    const layer = new Layer(path, { sensitive: this.caseSensitive, strict: this.strict, end: true },
+      (req: Request, res: Response, next: NextFunction) => route.dispatch(req, res, next), route);
+    this.stack.push(layer);
+    this.matcher = undefined;
+    return route;
+  }
+
+  /** Dispatches a request through this router; `out` runs when no layer ends it. */
+  handle(req: Request, res: Response, out: NextFunction): void {
+    const stack = this.stack;
+    const matcher = (this.matcher ??= new Matcher(stack, { strict: this.strict, sensitive: this.caseSensitive }));
+    const mergeParams = this.mergeParams;
+    const parentParams = req.params;
+    const parentUrl = req.baseUrl || '';
+    const parentNext = req.next;
+    const method = req.method ?? 'GET';
+    let options: string[] | undefined;
+    let removed = '';
+    let slashAdded = false;
+    let protohost = '';
+    let sync = 0;
+    let path = pathnameOf(req.url ?? '/');
+    let candidates: readonly Candidate[] = matcher.lookup(path);
+    let ci = 0;
+    let lastIndex = -1;
+    if (req.url && req.url[0] !== '/') protohost = protohostOf(req.url);
+
+    const done: NextFunction = (err) => {
+      req.baseUrl = parentUrl;
+      req.next = parentNext;
+      req.params = parentParams;
+      if (options !== undefined && !err && options.length > 0) {
+        sendOptions(res, options);
+        return;
+      }
+      out(err);
+    };
+
+    const next: NextFunction = (err) => {
+      let layerError = err === 'route' ? undefined : err;
+      if (slashAdded) {
+        req.url = req.url!.slice(1);
+        slashAdded = false;
+      }
+      if (removed.length !== 0) {
+        req.baseUrl = parentUrl;
+        req.url = protohost + removed + req.url!.slice(protohost.length);
+        removed = '';
+      }
+      if (layerError === 'router') {
+        setImmediate(done);
+        return;
+      }
+      if (++sync > 100) {
+        setImmediate(next, err);
+        return;
+      }
+      // Middleware may rewrite req.url; then the index is asked again for the layers after this one.
+      const current = pathnameOf(req.url ?? '/');
+      if (current !== path) {
+        path = current;
+        candidates = matcher.lookup(path);
+        ci = 0;
+        while (ci < candidates.length && candidates[ci]!.index <= lastIndex) ci++;
+      }
+      let layer: Layer | undefined;
+      let params: Record<string, string | undefined> | undefined;
+      let layerPath = '';
+      while (ci < candidates.length) {
+        const candidate = candidates[ci++]!;
+        const l = stack[candidate.index]!;
+        lastIndex = candidate.index;
+        let matchedParams: Record<string, string | undefined>;
+        try {
+          if (candidate.raw !== undefined) {
+            matchedParams = decodeRaw(candidate.raw);
+            layerPath = path;
+          } else {
+            const m = l.match(path);
+            if (m === undefined) continue;
+            matchedParams = m.params;
+            layerPath = m.path;
+          }
+        } catch (e) {
+          layerError = layerError ?? e;
+          continue;
+        }
+        const route = l.route;
+        if (route !== undefined) {
+          // Routes do not run while an error is pending.
+          if (layerError) continue;
+          if (!route.handlesMethod(method)) {
+            if (method === 'OPTIONS') appendMethods((options ??= []), route.allowedMethods());
+            if (method !== 'HEAD') continue;
+          }
+        }
+        layer = l;
+        params = matchedParams;
+        break;
+      }
+      if (layer === undefined) {
+        done(layerError);
+        return;
+      }
+      req.params = mergeParams ? { ...parentParams, ...params } : params!;
+      req.next = next;
+      if (layer.route !== undefined) {
+        layer.route.dispatch(req, res, next);
+        sync = 0;
+        return;
+      }
+      // Mounted middleware: strip the matched prefix from req.url for the duration of the layer.
+      if (layerPath.length !== 0) {
+        const c = path[layerPath.length];
+        if (layerPath !== path.slice(0, layerPath.length) || (c !== undefined && c !== '/' && c !== '.')) {
+          next(layerError);
+          return;
+        }
+        removed = layerPath;
+        req.url = protohost + req.url!.slice(protohost.length + removed.length);
+        if (!protohost && req.url[0] !== '/') {
+          req.url = '/' + req.url;
+          slashAdded = true;
+        }
+        req.baseUrl = parentUrl + (removed[removed.length - 1] === '/' ? removed.slice(0, -1) : removed);
+      }
+      if (layerError) callErrorHandler(layer.handle, layerError, req, res, next);
+      else callHandler(layer.handle, req, res, next);
+      sync = 0;
+    };
+
+    req.next = next;
+    req.baseUrl = parentUrl;
+    if (!req.originalUrl) req.originalUrl = req.url ?? '/';
+    next();
+  }
+}
+
+for (const method of [...ROUTE_METHODS, 'all']) {
+  Object.defineProperty(RouterCore.prototype, method, {
+    value: function (this: RouterCore, path: RoutePath, ...handlers: HandlerArg[]) {
+      const route = this.route(path);
+      (route[method] as (...h: HandlerArg[]) => Route)(...handlers);
+      return this;
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+function decodeRaw(raw: Record<string, string>): Record<string, string | undefined> {
+  const params: Record<string, string | undefined> = {};
+  for (const name in raw) params[name] = decodeParam(raw[name]);
+  return params;
+}
+
+function protohostOf(url: string): string {
+  const q = url.indexOf('?');
+  const pathLength = q === -1 ? url.length : q;
+  const fqdn = url.slice(0, pathLength).indexOf('://');
+  return fqdn === -1 ? '' : url.slice(0, url.indexOf('/', 3 + fqdn) === -1 ? url.length : url.indexOf('/', 3 + fqdn));
+}
+
+function appendMethods(list: string[], add: readonly string[]): void {
+  for (const m of add) if (!list.includes(m)) list.push(m);
+}
+
+/** Express 4's automatic OPTIONS answer: 200, `Allow` listing the routed methods. */
+function sendOptions(res: Response, methods: readonly string[]): void {
+  const body = methods.join(',');
+  res.statusCode = 200;
+  res.setHeader('Allow', body);
+  res.send(body);
+}
+
+/**
+ * Creates a router, mountable with `app.use(prefix, router)`.
+ * @example
+ *   const users = Router({ mergeParams: true })
+ *   users.get('/:id', (req, res) => res.json({ id: req.params.id }))
+ *   app.use('/users', users)
+ */
+export function Router(options: RouterOptions = {}): Router {
+  const router = function (req: Request, res: Response, next: NextFunction): void {
+    router.handle(req, res, next);
+  } as Router;
+  Object.setPrototypeOf(router, RouterCore.prototype);
+  router.stack = [];
+  router.strict = options.strict === true;
+  router.caseSensitive = options.caseSensitive === true;
+  router.mergeParams = options.mergeParams === true;
+  return router;
+}
