@@ -1,0 +1,424 @@
+/**
+ * @module gateway/proxy
+ * createGateway: the caching reverse proxy (X-Cache, Cache-Status, PURGE, coalescing, invalidation).
+ */
+import { createServer, type IncomingMessage, type InformationEvent, type ServerResponse, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { acceptNormaliser } from './accept-normaliser.js';
+import { requestDirectives, responsePolicy, reuse, usableOnError, currentAge, type RequestDirectives } from './cache-rules.js';
+import type { CacheStore, StoredResponse } from './cache-store.js';
+import { compileCidrs, LOOPBACK_CIDRS } from './cidr.js';
+import { Generations } from './generations.js';
+import { addVia, collectFields, fieldMap, type Field } from './headers.js';
+import { MemoryCacheStore } from './memory-cache-store.js';
+import { badGateway, gatewayTimeout, sendProblem } from './problem.js';
+import { handlePurge } from './purge.js';
+import { buildStored, freshen, selectVariant, serveStored, varyNames, varyValues, writeHit } from './stored-response.js';
+import { Upstream, UpstreamError } from './upstream.js';
+
+export interface GatewayLogger {
+  info(...a: unknown[]): void;
+  warn(...a: unknown[]): void;
+  error(...a: unknown[]): void;
+}
+
+export interface GatewayOptions {
+  /** Base URL of the origin, e.g. http://127.0.0.1:3000 */
+  upstream: string;
+  /** LRU memory bound in bytes; default 64 MiB. */
+  maxBytes?: number;
+  /** CIDRs allowed to PURGE; default loopback (127.0.0.0/8, ::1). */
+  purgeAllow?: string[];
+  /** Media types Accept is normalised to (default {@link ROA_MEDIA_TYPES}); false leaves Accept untouched. */
+  normaliseAccept?: string[] | false;
+  /** Default 30 s; past it the client gets a 504 problem. */
+  upstreamTimeoutMs?: number;
+  logger?: GatewayLogger;
+}
+
+export interface GatewayStats {
+  hits: number;
+  misses: number;
+  stored: number;
+  bytes: number;
+  purges: number;
+}
+
+export interface Gateway {
+  server: Server;
+  listen(port: number, host?: string): Promise<AddressInfo>;
+  close(): Promise<void>;
+  stats(): GatewayStats;
+}
+
+/** Methods that never invalidate (RFC 9110 §9.2.1); every other one does on 2xx/3xx (RFC 9111 §4.4). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+/** Request fields replaced by the cache's own validators when it revalidates. */
+const CLIENT_CONDITIONALS = new Set(['if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range', 'range']);
+const HOP_BY_HOP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** The representations roa serves; the embedded gateway normalises Accept to these. */
+export const ROA_MEDIA_TYPES = ['application/xml', 'application/json', 'text/html'];
+
+const NOOP_LOGGER: GatewayLogger = { info() {}, warn() {}, error() {} };
+
+interface FillOptions {
+  validate: StoredResponse | undefined;
+  rd: RequestDirectives;
+  coalesce: boolean;
+  fwd: string;
+}
+
+/**
+ * Creates the caching gateway in front of `opts.upstream`.
+ * @example
+ *   const gw = createGateway({ upstream: 'http://127.0.0.1:3000', normaliseAccept: ['application/json'] });
+ *   await gw.listen(8080, '127.0.0.1');
+ */
+export function createGateway(opts: GatewayOptions): Gateway {
+  const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
+  const logger = opts.logger ?? NOOP_LOGGER;
+  const upstream = new Upstream(opts.upstream, opts.upstreamTimeoutMs ?? 30_000);
+  const upstreamHost = new URL(opts.upstream).host;
+  const allowed = compileCidrs(opts.purgeAllow ?? LOOPBACK_CIDRS);
+  const accept = opts.normaliseAccept === undefined ? ROA_MEDIA_TYPES : opts.normaliseAccept;
+  const normalise = accept === false ? undefined : acceptNormaliser(accept);
+  const store: CacheStore = new MemoryCacheStore(maxBytes);
+  const generations = new Generations();
+  const inflight = new Map<string, Promise<void>>();
+  const revalidating = new WeakSet<StoredResponse>();
+  const counters = { hits: 0, misses: 0, stored: 0, purges: 0 };
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const method = req.method!;
+    if (method === 'GET' || method === 'HEAD') {
+      const h = req.headers;
+      // Credentials make a response personal: never looked up nor stored, forwarded intact.
+      if (h.authorization !== undefined || h.authentication !== undefined || h.cookie !== undefined) {
+        forward(req, res, 'roa; fwd=bypass; detail=credentials', false);
+        return;
+      }
+      if (normalise !== undefined) h.accept = normalise(h.accept);
+      const key = req.url!;
+      const variants = store.get(key);
+      if (variants !== undefined && h['cache-control'] === undefined && h.pragma === undefined && h.range === undefined &&
+        h['if-none-match'] === undefined && h['if-modified-since'] === undefined) {
+        const v = selectVariant(variants, h);
+        if (v !== undefined && !v.noCache) {
+          const age = v.initialAge + (Date.now() - v.responseTime) / 1000;
+          if (age < v.lifetime) {
+            counters.hits++;
+            writeHit(res, v, age, method === 'HEAD', 'roa; hit');
+            return;
+          }
+        }
+      }
+      lookup(req, res, key, variants);
+      return;
+    }
+    if (method === 'PURGE') {
+      handlePurge(req, res, { allowed, store, generations, onPurge: () => counters.purges++ });
+      return;
+    }
+    forward(req, res, 'roa; fwd=method', !SAFE_METHODS.has(method));
+  }
+
+  function lookup(req: IncomingMessage, res: ServerResponse, key: string, variants: StoredResponse[] | undefined): void {
+    const h = req.headers;
+    const rd = requestDirectives(h['cache-control'], h.pragma);
+    const v = variants === undefined ? undefined : selectVariant(variants, h);
+    const now = Date.now();
+    if (v !== undefined) {
+      const verdict = reuse(v, rd, now);
+      if (verdict === 'fresh' || verdict === 'stale-ok') {
+        counters.hits++;
+        serveStored(req, res, v, currentAge(v, now), 'roa; hit');
+        return;
+      }
+      if (verdict === 'stale-while-revalidate') {
+        counters.hits++;
+        serveStored(req, res, v, currentAge(v, now), 'roa; hit; fwd=stale');
+        if (!revalidating.has(v)) {
+          revalidating.add(v);
+          fill(req, undefined, key, { validate: v, rd, coalesce: false, fwd: 'stale' });
+        }
+        return;
+      }
+    }
+    if (rd.onlyIfCached) {
+      // RFC 9111 §5.2.1.7: nothing usable stored, so 504 rather than contacting the origin.
+      sendProblem(res, gatewayTimeout('only-if-cached and no usable stored response', 'ROA_ERR_NOT_CACHED'), 'roa; fwd=miss');
+      return;
+    }
+    const fwd = v !== undefined ? (rd.noCache ? 'request' : 'stale') : variants !== undefined ? 'vary-miss' : 'uri-miss';
+    if (req.method === 'HEAD') {
+      forward(req, res, `roa; fwd=${fwd}`, false);
+      return;
+    }
+    if (v !== undefined && (v.etag !== undefined || v.lastModified !== undefined)) {
+      fill(req, res, key, { validate: v, rd, coalesce: false, fwd });
+      return;
+    }
+    const coalesce = !rd.noCache && rd.maxAge === undefined && h.range === undefined &&
+      h['if-none-match'] === undefined && h['if-modified-since'] === undefined;
+    const pending = coalesce ? inflight.get(key) : undefined;
+    if (pending !== undefined) {
+      void pending.then(() => {
+        const again = store.get(key);
+        const w = again === undefined ? undefined : selectVariant(again, h);
+        if (w !== undefined && reuse(w, rd, Date.now()) === 'fresh') {
+          counters.hits++;
+          serveStored(req, res, w, currentAge(w, Date.now()), 'roa; fwd=miss; collapsed');
+        } else {
+          fill(req, res, key, { validate: undefined, rd, coalesce: false, fwd });
+        }
+      });
+      return;
+    }
+    fill(req, res, key, { validate: undefined, rd, coalesce, fwd });
+  }
+
+  /** Fetches from the origin (conditionally when validating), answers `res` and stores what may be stored. */
+  function fill(req: IncomingMessage, res: ServerResponse | undefined, key: string, o: FillOptions): void {
+    counters.misses += res === undefined ? 0 : 1;
+    const requestTime = Date.now();
+    const seq = generations.begin();
+    let release: () => void = () => {};
+    if (o.coalesce) {
+      let done!: () => void;
+      const p = new Promise<void>((resolve) => (done = resolve));
+      inflight.set(key, p);
+      release = () => {
+        if (inflight.get(key) === p) inflight.delete(key);
+        done();
+      };
+    }
+    let finished = false;
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      generations.end();
+      release();
+      if (o.validate !== undefined) revalidating.delete(o.validate);
+    };
+    upstream.send({
+      method: 'GET',
+      path: req.url!,
+      headers: upstreamHeaders(req, o.validate),
+      body: undefined,
+      onInformation: res === undefined ? undefined : interim(res),
+    }).then((up) => {
+      const responseTime = Date.now();
+      const status = up.statusCode ?? 502;
+      const fields = collectFields(up.rawHeaders);
+      const map = fieldMap(fields);
+      const v = o.validate;
+      if (v !== undefined && status === 304 && (map.etag === undefined || v.etag === undefined || sameTag(map.etag, v.etag))) {
+        up.resume();
+        const updated = freshen(v, fields, requestTime, responseTime);
+        if (!generations.purgedSince(key, updated.tags, seq)) {
+          store.remove(v);
+          store.put(updated);
+        }
+        finish();
+        if (res !== undefined) serveStored(req, res, updated, currentAge(updated, Date.now()), `roa; fwd=${o.fwd}; fwd-status=304`);
+        return;
+      }
+      if (v !== undefined && status >= 500 && usableOnError(v, o.rd, responseTime)) {
+        up.resume();
+        finish();
+        if (res !== undefined) serveStored(req, res, v, currentAge(v, responseTime), `roa; hit; fwd=${o.fwd}; fwd-status=${status}`);
+        return;
+      }
+      const policy = responsePolicy('GET', status, map, o.rd, responseTime);
+      const worthKeeping = policy.lifetime > 0 || policy.swr > 0 || policy.sie > 0 || map.etag !== undefined || map['last-modified'] !== undefined;
+      let storing = policy.storable && worthKeeping;
+      if (v !== undefined && !storing) store.remove(v);
+      if (res !== undefined) {
+        res.writeHead(status, up.statusMessage, outgoing(fields, map.via, `roa; fwd=${o.fwd}${v !== undefined ? `; fwd-status=${status}` : ''}${storing ? '; stored' : ''}`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      up.on('data', (chunk: Buffer) => {
+        if (storing) {
+          size += chunk.length;
+          if (size > maxBytes) {
+            storing = false;
+            chunks.length = 0;
+          } else chunks.push(chunk);
+        }
+        if (res !== undefined && !res.destroyed && !res.write(chunk)) {
+          up.pause();
+          res.once('drain', () => up.resume());
+        }
+      });
+      up.on('end', () => {
+        if (storing) {
+          const stored = buildStored({
+            key, status, statusMessage: up.statusMessage ?? '', fields, body: Buffer.concat(chunks, size), policy,
+            ageHeaders: map, requestTime, responseTime,
+            vary: { names: varyNames(map.vary), values: varyValues(varyNames(map.vary), req.headers) },
+          });
+          if (!generations.purgedSince(key, stored.tags, seq)) {
+            store.put(stored);
+            counters.stored++;
+          }
+        }
+        finish();
+        res?.end();
+      });
+      up.on('error', () => {
+        finish();
+        res?.destroy();
+      });
+      res?.on('close', () => {
+        // Keep reading a response being stored; otherwise stop the transfer.
+        if (!res.writableFinished && !storing) up.destroy();
+      });
+    }, (err: unknown) => {
+      finish();
+      if (res === undefined) return;
+      const now = Date.now();
+      if (o.validate !== undefined && usableOnError(o.validate, o.rd, now)) {
+        serveStored(req, res, o.validate, currentAge(o.validate, now), `roa; hit; fwd=${o.fwd}; detail=origin-error`);
+        return;
+      }
+      upstreamFailure(res, err);
+    });
+  }
+
+  /** Passes a request through unchanged (any method, with its body); never stores. */
+  function forward(req: IncomingMessage, res: ServerResponse, cacheStatus: string, invalidates: boolean): void {
+    counters.misses++;
+    const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    upstream.send({
+      method: req.method!,
+      path: req.url!,
+      headers: upstreamHeaders(req, undefined),
+      body: hasBody ? req : undefined,
+      onInformation: interim(res),
+    }).then((up) => {
+      const status = up.statusCode ?? 502;
+      const fields = collectFields(up.rawHeaders);
+      const map = fieldMap(fields);
+      if (invalidates && status >= 200 && status < 400) invalidate(req, map);
+      res.writeHead(status, up.statusMessage, outgoing(fields, map.via, cacheStatus));
+      up.pipe(res);
+      up.on('error', () => res.destroy());
+      res.on('close', () => {
+        if (!res.writableFinished) up.destroy();
+      });
+    }, (err: unknown) => {
+      req.resume();
+      upstreamFailure(res, err);
+    });
+  }
+
+  /** RFC 9111 §4.4: drop the target URI and same-origin Location / Content-Location. */
+  function invalidate(req: IncomingMessage, map: Record<string, string>): void {
+    const key = req.url!;
+    generations.purgeKey(key);
+    store.delete(key);
+    const host = req.headers.host ?? upstreamHost;
+    for (const ref of [map.location, map['content-location']]) {
+      if (ref === undefined) continue;
+      let url: URL;
+      try {
+        url = new URL(ref, `http://${host}${key.startsWith('/') ? key : '/'}`);
+      } catch {
+        continue;
+      }
+      // Only the same origin: another host's responses are not this cache's to drop (§4.4).
+      if (url.host !== host && url.host !== upstreamHost) continue;
+      const target = url.pathname + url.search;
+      generations.purgeKey(target);
+      store.delete(target);
+    }
+  }
+
+  function upstreamFailure(res: ServerResponse, err: unknown): void {
+    const e = err instanceof UpstreamError ? err : new UpstreamError('unreachable', String(err));
+    logger.warn({ err: e.message, kind: e.kind }, 'gateway: upstream failure');
+    sendProblem(res, e.kind === 'timeout' ? gatewayTimeout(e.message) : badGateway(e.message), 'roa; fwd=miss; detail=origin-error');
+  }
+
+  /** Request fields for the origin: hop-by-hop removed, Accept normalised, Via added, validators swapped in. */
+  function upstreamHeaders(req: IncomingMessage, validate: StoredResponse | undefined): string[] {
+    const raw = req.rawHeaders;
+    const out: string[] = [];
+    let listed: Set<string> | undefined;
+    const connection = req.headers.connection;
+    if (connection !== undefined) listed = new Set(connection.split(',').map((t) => t.trim().toLowerCase()));
+    let via: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const lower = raw[i]!.toLowerCase();
+      if (HOP_BY_HOP_REQUEST.has(lower) || listed?.has(lower)) continue;
+      if (lower === 'via') {
+        via = via === undefined ? raw[i + 1] : `${via}, ${raw[i + 1]}`;
+        continue;
+      }
+      if (normalise !== undefined && lower === 'accept') continue;
+      if (validate !== undefined && CLIENT_CONDITIONALS.has(lower)) continue;
+      out.push(raw[i]!, raw[i + 1]!);
+    }
+    out.push('Via', addVia(via, 'roa'));
+    if (normalise !== undefined && req.headers.accept !== undefined) out.push('Accept', req.headers.accept);
+    if (validate !== undefined) {
+      if (validate.etag !== undefined) out.push('If-None-Match', validate.etag);
+      if (validate.lastModified !== undefined) out.push('If-Modified-Since', validate.lastModified);
+    }
+    return out;
+  }
+
+  const server = createServer(handle);
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+
+  return {
+    server,
+    listen(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          logger.info({ address, upstream: opts.upstream }, 'gateway listening');
+          resolve(address);
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        upstream.close();
+      });
+    },
+    stats() {
+      return { ...counters, bytes: store.bytes };
+    },
+  };
+}
+
+/** Response fields for the client: the origin's, plus this hop's Via, X-Cache and Cache-Status (RFC 9211). */
+function outgoing(fields: readonly Field[], via: string | undefined, cacheStatus: string): string[] {
+  const out: string[] = [];
+  for (const f of fields) if (f.lower !== 'via') out.push(f.name, f.value);
+  out.push('Via', addVia(via, 'roa'), 'X-Cache', 'MISS', 'Cache-Status', cacheStatus);
+  return out;
+}
+
+/** Forwards 1xx interim responses (RFC 9110 §15.2) other than 100/101, which node handles itself. */
+function interim(res: ServerResponse): (info: InformationEvent) => void {
+  return (info) => {
+    if (info.statusCode === 100 || info.statusCode === 101 || res.headersSent || res.socket === null) return;
+    let head = `HTTP/1.1 ${info.statusCode} ${info.statusMessage}\r\n`;
+    for (let i = 0; i < info.rawHeaders.length; i += 2) head += `${info.rawHeaders[i]}: ${info.rawHeaders[i + 1]}\r\n`;
+    res.socket.write(head + '\r\n');
+  };
+}
+
+function sameTag(a: string, b: string): boolean {
+  return a.replace(/^W\//, '') === b.replace(/^W\//, '');
+}

@@ -1,0 +1,50 @@
+/**
+ * @module gateway/purge
+ * PURGE handling: one URL (every Vary variant) or, with `xkey`, every response carrying a tag.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError } from '../errors/http-error.js';
+import type { CacheStore } from './cache-store.js';
+import type { Generations } from './generations.js';
+import { sendProblem } from './problem.js';
+
+export interface PurgeContext {
+  allowed: (address: string | undefined) => boolean;
+  store: CacheStore;
+  generations: Generations;
+  onPurge: () => void;
+}
+
+/**
+ * Answers 200 with `{"purged": n}` when something was removed, 404 when nothing was stored,
+ * 403 for addresses outside the allow-list. Generations are bumped even when nothing was
+ * stored, so a fill in flight for that key or tag is not stored afterwards.
+ */
+export function handlePurge(req: IncomingMessage, res: ServerResponse, ctx: PurgeContext): void {
+  req.resume();
+  if (!ctx.allowed(req.socket.remoteAddress)) {
+    sendProblem(res, new HttpError(403, 'Forbidden', { code: 'ROA_ERR_PURGE_FORBIDDEN', extensions: { detail: `PURGE is not allowed from ${req.socket.remoteAddress ?? 'unknown'}` } }), 'roa; fwd=bypass');
+    return;
+  }
+  ctx.onPurge();
+  let purged = 0;
+  const xkey = req.headers.xkey;
+  if (typeof xkey === 'string' && xkey.trim() !== '') {
+    for (const tag of xkey.split(/[\s,]+/)) {
+      if (tag === '') continue;
+      ctx.generations.purgeTag(tag);
+      purged += ctx.store.deleteTag(tag);
+    }
+  } else {
+    const key = req.url ?? '/';
+    ctx.generations.purgeKey(key);
+    purged = ctx.store.delete(key);
+  }
+  if (purged === 0) {
+    sendProblem(res, new HttpError(404, 'Not Found', { code: 'ROA_ERR_NOT_CACHED', extensions: { detail: 'nothing stored for this URL or tag' } }), 'roa; fwd=bypass');
+    return;
+  }
+  const body = Buffer.from(JSON.stringify({ status: 'ok', purged }));
+  res.writeHead(200, ['Content-Type', 'application/json', 'Content-Length', String(body.length), 'Cache-Control', 'no-store', 'Via', '1.1 roa']);
+  res.end(body);
+}

@@ -1,0 +1,26 @@
+/**
+ * @module gateway/run-gateway
+ * Entry for `roa gateway --upstream URL`: create, listen, log.
+ */
+import type { AddressInfo } from 'node:net';
+import { createGateway, type Gateway, type GatewayOptions } from './proxy.js';
+
+export interface RunGatewayOptions extends GatewayOptions {
+  port: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+}
+
+/**
+ * Starts a standalone gateway. Standalone it fronts an arbitrary origin, so Accept is left
+ * untouched unless `normaliseAccept` is given.
+ * @example
+ *   const { gateway } = await runGateway({ upstream: 'http://127.0.0.1:8000', port: 8080 });
+ */
+export async function runGateway(opts: RunGatewayOptions): Promise<{ gateway: Gateway; address: AddressInfo }> {
+  const logger = opts.logger ?? { info: console.log, warn: console.warn, error: console.error };
+  const gateway = createGateway({ normaliseAccept: false, ...opts, logger });
+  const address = await gateway.listen(opts.port, opts.host ?? '127.0.0.1');
+  logger.info(`roa gateway on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} -> ${opts.upstream}`);
+  return { gateway, address };
+}

@@ -1,0 +1,84 @@
+/**
+ * @module gateway/upstream
+ * One kept-alive connection pool to the origin; forwards a request and reports interim responses.
+ */
+import { Agent, request, type IncomingMessage, type InformationEvent } from 'node:http';
+import type { Readable } from 'node:stream';
+
+/** Raised when the origin cannot be reached (502) or is too slow (504). */
+export class UpstreamError extends Error {
+  constructor(readonly kind: 'unreachable' | 'timeout', message: string) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface UpstreamCall {
+  method: string;
+  /** The request target exactly as the client sent it (never re-encoded: HMAC signs it). */
+  path: string;
+  /** Flat [name, value, …] array. */
+  headers: string[];
+  /** Request body to stream, or undefined for none. */
+  body: Readable | undefined;
+  onInformation?: (info: InformationEvent) => void;
+}
+
+/** A pool bound to one origin. */
+export class Upstream {
+  readonly #agent: Agent;
+  readonly #host: string;
+  readonly #port: number;
+  readonly #timeoutMs: number;
+
+  constructor(base: string, timeoutMs: number) {
+    const url = new URL(base);
+    if (url.protocol !== 'http:') throw new TypeError(`gateway upstream must be an http: URL, got ${base}`);
+    this.#host = url.hostname.replace(/^\[|\]$/g, '');
+    this.#port = url.port === '' ? 80 : Number(url.port);
+    this.#timeoutMs = timeoutMs;
+    this.#agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' });
+  }
+
+  /** Resolves with the final response (1xx go to `onInformation`); rejects with UpstreamError. */
+  send(call: UpstreamCall): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const req = request({
+        host: this.#host,
+        port: this.#port,
+        method: call.method,
+        path: call.path,
+        headers: call.headers,
+        agent: this.#agent,
+        setHost: false,
+      });
+      let settled = false;
+      const fail = (err: UpstreamError): void => {
+        if (!settled) {
+          settled = true;
+          reject(err);
+        }
+        req.destroy(err);
+      };
+      // Socket idle timeout: covers connect, waiting for the head, and stalls in the body.
+      req.setTimeout(this.#timeoutMs, () => fail(new UpstreamError('timeout', `origin did not answer within ${this.#timeoutMs} ms`)));
+      req.on('error', (err) => {
+        if (!settled) {
+          settled = true;
+          reject(err instanceof UpstreamError ? err : new UpstreamError('unreachable', err.message));
+        }
+      });
+      if (call.onInformation !== undefined) req.on('information', call.onInformation);
+      req.on('response', (res) => {
+        settled = true;
+        resolve(res);
+      });
+      if (call.body === undefined) req.end();
+      else call.body.pipe(req);
+    });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
