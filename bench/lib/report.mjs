@@ -10,7 +10,7 @@ export function summarize(meta, runs) {
   const out = [];
   for (const request of meta.requests) {
     for (const server of meta.servers) {
-      const rs = runs.filter((r) => r.request === request && r.server === server);
+      const rs = runs.filter((r) => r.request === request && r.server === server && !r.discarded);
       const ok = rs.filter((r) => !r.error);
       out.push({
         request,
@@ -33,13 +33,20 @@ export function summarize(meta, runs) {
   return out;
 }
 
+/** The most telling line of an error (a thrown Error's message rather than the stack or a wrapper). */
+export function errorLine(error) {
+  const lines = error.split('\n').map((l) => l.trim()).filter(Boolean);
+  const hit = lines.find((l) => /^\w*Error\b|Cannot find|ERR_/.test(l)) ?? lines[0] ?? '';
+  return hit.replace(/\|/g, '\\|').slice(0, 100);
+}
+
 function notes(s) {
   const n = [];
   if (s.unsaturated) n.push(`${s.unsaturated}/${s.runs} not saturated`);
   if (s.non2xx) n.push(`${s.non2xx} non-2xx`);
   if (s.socketErrors) n.push(`${s.socketErrors} socket errors`);
   if (Number.isFinite(s.rpsSpread) && s.rpsSpread > 0.1) n.push(`req/s spread ${(s.rpsSpread * 100).toFixed(0)}%`);
-  if (s.errors.length) n.push(`failed: ${s.errors[0].split('\n')[0].slice(0, 80)}`);
+  if (s.errors.length) n.push(`failed: ${errorLine(s.errors[0])}`);
   return n.join('; ');
 }
 
@@ -52,7 +59,8 @@ export function renderScenario(meta, runs) {
   L.push('```sh', meta.command, '```', '');
   L.push(
     `- When: ${meta.started} (${meta.git}); ${meta.rounds} interleaved rounds × ${meta.duration} s ` +
-      `after ${meta.warmup} s warm-up, wrk -t${meta.threads} -c${meta.connections}`,
+      `after ${meta.warmup} s warm-up, wrk -t${meta.threads} -c${meta.connections}; ` +
+      `a fresh server per run; not-saturated runs retried ${meta.retry ?? 0}×`,
     `- Pinning: ${meta.pinned ? `server on CPU ${meta.serverCpu}, wrk on CPU ${meta.wrkCpu}` : 'none'}`,
     `- Machine: ${meta.machine.cpu}, ${meta.machine.kernel}, node ${meta.machine.node}, ${meta.wrk}`,
     `- Load average (1/5/15 min): ${meta.loadBefore} before, ${meta.loadAfter ?? '?'} after`,
@@ -77,7 +85,8 @@ export function renderScenario(meta, runs) {
     }
     L.push('');
   }
-  const peers = meta.servers.filter((s) => s !== meta.subject);
+  const others = meta.servers.filter((s) => s !== meta.subject);
+  const peers = [...(meta.peers ?? []).filter((p) => others.includes(p)), ...others.filter((p) => !meta.peers?.includes(p))];
   L.push(`### Ratios: ${meta.subject} vs peers`, '');
   L.push(`req/s ratio > 1: ${meta.subject} serves more; CPU/req ratio < 1: ${meta.subject} spends less CPU per request.`, '');
   L.push(
@@ -105,7 +114,7 @@ export function renderRuns(runs) {
   for (const r of runs) {
     L.push(
       `| ${r.request} | ${r.round} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p99Ms, 2)} | ${fmt(r.cpuUsPerReq, 1)} | ` +
-        `${fmt(r.cpuPct)}% | ${fmt(r.otherPct)}% | ${r.requests ?? '—'} | ${(r.error ?? '').split('\n')[0].slice(0, 60)} |`,
+        `${fmt(r.cpuPct)}% | ${fmt(r.otherPct)}% | ${r.requests ?? '—'} | ${r.discarded ? 'discarded: not saturated' : errorLine(r.error ?? '')} |`,
     );
   }
   L.push('', '</details>', '');

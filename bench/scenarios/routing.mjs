@@ -24,6 +24,7 @@ export default {
   name: 'routing',
   description: 'GET / (text), the near-end param route of the GitHub table, POST /echo (JSON body).',
   subject: 'roa',
+  peers: ['node', 'fastify', 'express'],
   servers: [server('roa'), server('node'), server('express'), server('fastify')],
   requests: [
     {
