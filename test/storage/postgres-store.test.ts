@@ -1,0 +1,96 @@
+/** @module test/storage/postgres-store The Store contract on PostgreSQL, in a schema of its own that is dropped afterwards. */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { MIGRATIONS } from '../../src/storage/migrations.js';
+import { skipReason } from '../helpers/services.js';
+import { storeContract } from './store.cases.js';
+
+const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** One prefix per run, so parallel runs against one database never collide. */
+const RUN = `roa_test_${randomBytes(5).toString('hex')}`;
+
+async function reachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Drops this run's schemas whose name starts with `prefix`. */
+async function dropSchemas(prefix = RUN): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>(
+      `SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)`, [prefix],
+    );
+    for (const r of rows) await client.query(`DROP SCHEMA "${r.nspname}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+const skip = skipReason(await reachable(), `PostgreSQL not reachable at ${PG_URL} (set ROA_TEST_PG_URL)`);
+
+storeContract('PostgresStore', async () => {
+  const schema = `${RUN}_contract`;
+  const store = await PostgresStore.open({ connectionString: PG_URL, schema });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await dropSchemas(schema);
+    },
+  };
+}, { skip });
+
+describe('PostgresStore', { skip }, () => {
+  after(() => dropSchemas());
+
+  it('creates its schema and keeps every table in it', async () => {
+    const schema = `${RUN}_own`;
+    const store = await PostgresStore.open({ connectionString: PG_URL, schema });
+    try {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      const { rows } = await client.query<{ table_name: string }>(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema],
+      );
+      await client.end();
+      assert.deepEqual(rows.map((r) => r.table_name), ['articles', 'nonces', 'oauth_clients', 'oauth_tokens', 'roa_migrations', 'users']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('lets instances starting together migrate one fresh schema exactly once', async () => {
+    const schema = `${RUN}_Race`;
+    const stores = await Promise.all(
+      Array.from({ length: 4 }, () => PostgresStore.open({ connectionString: PG_URL, schema, max: 2 })),
+    );
+    try {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      const { rows } = await client.query<{ id: number }>(`SELECT id FROM "${schema}".roa_migrations ORDER BY id`);
+      await client.end();
+      assert.deepEqual(rows.map((r) => r.id), MIGRATIONS.map((m) => m.id));
+      const a = await stores[0]!.createArticle({ title: 'Tea', price: { amount: '1', currency: 'EUR' } }, 'ann');
+      assert.deepEqual(await stores[3]!.getArticleById(a.id), a);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it('rejects a schema name it cannot quote safely', () => {
+    assert.throws(() => new PostgresStore({ connectionString: PG_URL, schema: 'x"; DROP' }), /invalid PostgreSQL schema name/);
+  });
+});
