@@ -36,7 +36,7 @@ export function summarize(meta, runs) {
 /** The most telling line of an error (a thrown Error's message rather than the stack or a wrapper). */
 export function errorLine(error) {
   const lines = error.split('\n').map((l) => l.trim()).filter(Boolean);
-  const hit = lines.find((l) => /^\w*Error\b|Cannot find|ERR_/.test(l)) ?? lines[0] ?? '';
+  const hit = lines.find((l) => /^\w*Error\b[^(]*:/.test(l)) ?? lines.find((l) => /Cannot find/.test(l)) ?? lines[0] ?? '';
   return hit.replace(/\|/g, '\\|').slice(0, 100);
 }
 
