@@ -75,9 +75,10 @@ sub vcl_recv {
     # spelling, so collapse it to the type roa would pick: the first of the
     # three that the client lists, XML when none is listed (absent, */*, ...).
     # RFC 9110 12.5.1 lets a server ignore Accept and send its default.
-    if (req.http.Accept ~ "(?i)(application/json|application/xml|text/html)") {
+    # The lookahead keeps e.g. application/json-seq from counting as JSON.
+    if (req.http.Accept ~ "(?i)(application/json|application/xml|text/html)\s*(;|,|$)") {
         set req.http.Accept = regsub(req.http.Accept,
-            "(?i)^.*?(application/json|application/xml|text/html).*$", "\1").lower();
+            "(?i)^.*?(application/json|application/xml|text/html)(?=\s*(;|,|$)).*$", "\1").lower();
     } else {
         set req.http.Accept = "application/xml";
     }

@@ -174,6 +174,7 @@ describe('Varnish with deploy/varnish/roa.vcl', { skip }, () => {
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: '*/*' } })).xCache, 'MISS');
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/xml' } })).xCache, 'HIT');
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'image/png' } })).xCache, 'HIT');
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/json-seq' } })).xCache, 'HIT');
 
     // A browser's Accept picks HTML, the first of roa's types it lists.
     const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
