@@ -170,19 +170,25 @@ describe('Varnish with deploy/varnish/roa.vcl', { skip }, () => {
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/json' } })).xCache, 'HIT');
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'APPLICATION/JSON' } })).xCache, 'HIT');
 
-    // Absent, */* and unknown types share the XML default.
+    // Absent, */* and application/* share the XML default.
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: '*/*' } })).xCache, 'MISS');
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/xml' } })).xCache, 'HIT');
-    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'image/png' } })).xCache, 'HIT');
-    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/json-seq' } })).xCache, 'HIT');
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/*;q=0.8' } })).xCache, 'HIT');
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: '' } })).xCache, 'HIT');
 
     // A browser's Accept picks HTML, the first of roa's types it lists.
     const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: browser } })).xCache, 'MISS');
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'text/html' } })).xCache, 'HIT');
 
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'text/*' } })).xCache, 'HIT');
+
+    // Nothing roa produces: left as is, so roa can answer 406 (RFC 9110 15.5.7).
+    await send(cache.url, '/article/8', { headers: { accept: 'image/png' } });
+    await send(cache.url, '/article/8', { headers: { accept: 'application/json-seq' } });
+
     const accepts = origin.seen.filter((s) => s.url === '/article/8').map((s) => s.accept);
-    assert.deepEqual(accepts, ['application/json', 'application/xml', 'text/html']);
+    assert.deepEqual(accepts, ['application/json', 'application/xml', 'text/html', 'image/png', 'application/json-seq']);
   });
 
   it('does not store private, no-store or freshness-less responses', async () => {
