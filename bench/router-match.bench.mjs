@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import FindMyWay from 'find-my-way';
 import pathToRegexp from 'path-to-regexp';
@@ -15,13 +15,19 @@ import { fmt, median, ratio, spread } from './lib/stats.mjs';
 /**
  * roa adapter: the only place that knows roa's matcher API. Change it here when the lead settles the API
  * (e.g. import from '../dist/router/…'). `lookup` must return something truthy on a hit, falsy on a miss.
+ * ROA_DIST=/path/to/dist/index.js benchmarks another build (e.g. main's) instead of ../dist.
  */
 async function roaAdapter() {
-  const { Router } = await import('../dist/index.js');
+  const dist = process.env.ROA_DIST ? pathToFileURL(process.env.ROA_DIST).href : '../dist/index.js';
+  const { Router } = await import(dist);
   const router = new Router();
   return {
     add: (method, p, handler) => router[method.toLowerCase()](p, handler),
-    lookup: (method, p) => router.lookup(method, p),
+    lookup: (method, p) => {
+      const found = router.lookup(method, p);
+      // An empty candidate list is a miss.
+      return found && found.length !== 0 ? found : undefined;
+    },
   };
 }
 
@@ -157,6 +163,8 @@ function calibrate(loop) {
   }
 }
 
+const pct = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : '—');
+
 async function main() {
   const live = [];
   const skipped = [];
@@ -205,6 +213,7 @@ async function main() {
         opsWall: median(s.map((x) => x.opsWall)),
         opsCpu: median(s.map((x) => x.opsCpu)),
         spread: spread(s.map((x) => x.opsWall)),
+        spreadCpu: spread(s.map((x) => x.opsCpu)),
       });
     }
   }
@@ -220,12 +229,12 @@ async function main() {
     '',
   );
   if (skipped.length) L.push(...skipped.map((s) => `- Not run: ${s}`), '');
-  L.push('| case | router | lookups/s (wall) | ns/lookup | lookups/s (CPU) | spread |');
-  L.push('|---|---|---:|---:|---:|---:|');
+  L.push('| case | router | lookups/s (wall) | ns/lookup | lookups/s (CPU) | CPU ns/lookup | spread wall / CPU |');
+  L.push('|---|---|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     L.push(
       `| ${r.case} | ${r.router} | ${fmt(r.opsWall)} | ${fmt(1e9 / r.opsWall, 1)} | ${fmt(r.opsCpu)} | ` +
-        `${Number.isFinite(r.spread) ? `${(r.spread * 100).toFixed(0)}%` : '—'} |`,
+        `${fmt(1e9 / r.opsCpu, 1)} | ${pct(r.spread)} / ${pct(r.spreadCpu)} |`,
     );
   }
   L.push('', 'Ratios: roa lookups/s ÷ peer lookups/s (> 1: roa faster), wall and CPU.', '');
