@@ -103,7 +103,10 @@ export interface VarnishInstance {
   url: string;
   /** The `-n` working directory (for varnishlog/varnishstat -n while debugging). */
   workdir: string;
-  /** Runs a varnishadm command against this instance's CLI (`-T 127.0.0.1:0`, found through `-n`) (e.g. `ban req.url ~ .`) and resolves with its output. */
+  /**
+   * Runs a varnishadm command (words split on spaces, e.g. `ban req.url ~ .`) on this instance's
+   * CLI, which listens on `-T 127.0.0.1:0` and is found through `-n`; resolves with its output.
+   */
   admin(command: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -130,7 +133,7 @@ export async function startVarnish(opts: StartVarnishOptions): Promise<VarnishIn
   writeFileSync(vcl, renderVcl(readFileSync(opts.vclPath ?? SHIPPED_VCL, 'utf8'), opts), { mode: 0o644 });
 
   const params: Record<string, string | number> = {
-    // Small and quick for tests: one pool, few threads, short idle timeouts.
+    // Small for tests: one thread pool, few threads, a small shared-memory log.
     thread_pools: 1,
     thread_pool_min: 10,
     thread_pool_max: 100,
