@@ -1,0 +1,144 @@
+/**
+ * @module auth/basic
+ * HTTP Basic authentication (RFC 7617) against scrypt password hashes, with a short-lived cache of
+ * verified credentials so a busy client is not bounded by scrypt on every request.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Request } from '../http/request.js';
+import type { Store } from '../storage/store.js';
+import { invalidCredentials, malformedCredentials } from './errors.js';
+import { dummyPasswordHash, verifyPassword } from './passwords.js';
+import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
+import type { AuthScheme, Caller } from './scheme.js';
+
+export interface BasicSchemeOptions {
+  store: Pick<Store, 'getUser'>;
+  realm?: string;
+  /** How long a verified user:password stays cached (ms). Default 60 000; 0 disables the cache. */
+  cacheTtlMs?: number;
+  /** Most cached entries; the oldest is evicted first. Default 1000. */
+  cacheMaxEntries?: number;
+  /** Injected for tests; defaults to the shared constant-time `safeEqual`. */
+  safeEqual?: SafeEqual;
+  now?: () => number;
+}
+
+export interface BasicCredentials {
+  userId: string;
+  password: string;
+}
+
+interface CacheEntry {
+  name: string;
+  /** The stored hash the password verified against: a changed hash invalidates the entry. */
+  passwordHash: string;
+  expiresAt: number;
+}
+
+// RFC 7617 §2 / RFC 9110 §11.2: `Basic` 1*SP token68; Basic uses plain base64 (with padding).
+const BASIC_RE = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+// RFC 7617 §2: user-id and password MUST NOT contain control characters.
+const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Decodes `Authorization: Basic ...`. Returns undefined when the header is not Basic; throws a 400
+ * HttpError when it is Basic but malformed (bad base64, not UTF-8, no colon, control characters).
+ * A malformed header is a 400 rather than a 401 because no other password would make it valid.
+ */
+export function parseBasic(header: string | undefined): BasicCredentials | undefined {
+  if (header === undefined || !/^basic(?: |$)/i.test(header)) return undefined;
+  const m = BASIC_RE.exec(header);
+  if (m === null || m[1]!.length % 4 !== 0) throw malformedCredentials('Malformed Basic credentials');
+  const bytes = Buffer.from(m[1]!, 'base64');
+  let decoded: string;
+  try {
+    // RFC 7617 §2.1: roa announces charset="UTF-8"; invalid UTF-8 is rejected rather than guessed at.
+    decoded = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw malformedCredentials('Basic credentials are not UTF-8');
+  }
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw malformedCredentials('Basic credentials lack a user-id');
+  const userId = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  if (CONTROL_RE.test(decoded)) throw malformedCredentials('Basic credentials contain control characters');
+  return { userId: userId.normalize('NFC'), password };
+}
+
+/**
+ * The Basic scheme (RFC 7617).
+ * @example
+ *   const basic = new BasicScheme({ store });
+ *   new Authenticator([basic]);
+ */
+export class BasicScheme implements AuthScheme {
+  readonly name = 'Basic';
+  private readonly store: Pick<Store, 'getUser'>;
+  private readonly realm: string;
+  private readonly ttl: number;
+  private readonly maxEntries: number;
+  private readonly equal: SafeEqual;
+  private readonly now: () => number;
+  private readonly cache = new Map<string, CacheEntry>();
+  // Cache keys are HMAC-SHA-256 under a per-process key: a memory dump then holds no fast, unsalted
+  // hash of any password that could be brute-forced offline.
+  private readonly cacheKey = randomBytes(32);
+
+  constructor(options: BasicSchemeOptions) {
+    this.store = options.store;
+    this.realm = options.realm ?? 'roa';
+    this.ttl = options.cacheTtlMs ?? 60_000;
+    this.maxEntries = options.cacheMaxEntries ?? 1000;
+    this.equal = options.safeEqual ?? defaultSafeEqual;
+    this.now = options.now ?? Date.now;
+    if (!/^[\x20-\x7e]*$/.test(this.realm) || this.realm.includes('"')) throw new Error('BasicScheme: realm must be printable ASCII without quotes');
+  }
+
+  challenge(): string {
+    return `Basic realm="${this.realm}", charset="UTF-8"`;
+  }
+
+  matches(req: Request): boolean {
+    const h = req.headers.authorization;
+    return h !== undefined && /^basic(?: |$)/i.test(h);
+  }
+
+  async authenticate(req: Request): Promise<Caller> {
+    const creds = parseBasic(req.headers.authorization);
+    if (creds === undefined) throw invalidCredentials(this.challenge());
+    const user = await this.store.getUser(creds.userId);
+    const key = this.keyOf(creds);
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      if (hit.expiresAt > this.now() && user !== undefined && user.passwordHash === hit.passwordHash && user.name === hit.name) {
+        return { name: user.name, role: user.role, scopes: null, scheme: 'basic' };
+      }
+      this.cache.delete(key);
+    }
+    // Unknown users are verified against a dummy hash: same scrypt cost, same answer (no enumeration).
+    const stored = user?.passwordHash ?? (await dummyPasswordHash());
+    const ok = await verifyPassword(creds.password, stored, this.equal);
+    if (!ok || user === undefined) throw invalidCredentials(this.challenge());
+    this.remember(key, { name: user.name, passwordHash: user.passwordHash, expiresAt: this.now() + this.ttl });
+    return { name: user.name, role: user.role, scopes: null, scheme: 'basic' };
+  }
+
+  /** Drops every cached verification (e.g. after an administrative password change elsewhere). */
+  clearCache(): void {
+    this.cache.clear();
+  }
+
+  private keyOf(creds: BasicCredentials): string {
+    return createHmac('sha256', this.cacheKey).update(creds.userId).update('\0').update(creds.password).digest('base64url');
+  }
+
+  private remember(key: string, entry: CacheEntry): void {
+    if (this.ttl <= 0 || this.maxEntries <= 0) return;
+    this.cache.delete(key);
+    while (this.cache.size >= this.maxEntries) {
+      const oldest = this.cache.keys().next().value as string;
+      this.cache.delete(oldest);
+    }
+    this.cache.set(key, entry);
+  }
+}
