@@ -187,9 +187,14 @@ export function reuse(f: Freshness, req: RequestDirectives, now: number): Reuse 
   return 'validate';
 }
 
-/** RFC 5861 §4 / RFC 9111 §4.2.4: may a stale response stand in for an upstream error? */
-export function usableOnError(f: Freshness, req: RequestDirectives, now: number): boolean {
+/**
+ * RFC 5861 §4 / RFC 9111 §4.2.4: may a stale response stand in for an upstream error?
+ * `disconnected` (the origin could not be reached at all) is the case §4.2.4 allows without
+ * any stale-if-error, unless must-revalidate / proxy-revalidate / s-maxage / no-cache forbid it.
+ */
+export function usableOnError(f: Freshness, req: RequestDirectives, now: number, disconnected = false): boolean {
   if (f.mustRevalidate || f.noCache) return false;
+  if (disconnected) return true;
   const stale = currentAge(f, now) - f.lifetime;
   const window = Math.max(f.sie, req.staleIfError ?? 0);
   return stale < window;

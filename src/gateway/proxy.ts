@@ -155,7 +155,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       forward(req, res, `roa; fwd=${fwd}`, false);
       return;
     }
-    if (v !== undefined && (v.etag !== undefined || v.lastModified !== undefined)) {
+    if (v !== undefined) {
+      // Conditional when the stored response has validators (RFC 9111 §4.3.1); kept as the
+      // stand-in should the origin fail (§4.2.4, RFC 5861 §4).
       fill(req, res, key, { validate: v, rd, coalesce: false, fwd });
       return;
     }
@@ -279,7 +281,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       finish();
       if (res === undefined) return;
       const now = Date.now();
-      if (o.validate !== undefined && usableOnError(o.validate, o.rd, now)) {
+      const disconnected = err instanceof UpstreamError && err.kind === 'unreachable';
+      if (o.validate !== undefined && usableOnError(o.validate, o.rd, now, disconnected)) {
         serveStored(req, res, o.validate, currentAge(o.validate, now), `roa; hit; fwd=${o.fwd}; detail=origin-error`);
         return;
       }
