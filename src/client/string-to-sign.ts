@@ -1,0 +1,38 @@
+/**
+ * @module client/string-to-sign
+ * The hmac scheme's string-to-sign, shared by `signRequest` and the server's verifier so they cannot drift.
+ */
+
+export interface StringToSignParts {
+  /** The request method exactly as sent (methods are case-sensitive, RFC 9110 §9.1). */
+  method: string;
+  /** The request target exactly as sent on the request line (path and query, never re-encoded). */
+  target: string;
+  /** The `Date` header value (IMF-fixdate), replay-protected form only. */
+  date?: string;
+  /** The nonce, replay-protected form only. */
+  nonce?: string;
+  /** The `Content-Digest` header value as sent, when the request carries one. */
+  contentDigest?: string;
+}
+
+/**
+ * Builds the string-to-sign:
+ * - minimal form: `METHOD + "+" + target`
+ * - replay-protected form: `METHOD + "+" + target + "+" + date-without-spaces + "+" + nonce`
+ * - either form, when a Content-Digest header is sent: the above + `"+" + <Content-Digest field value>`.
+ * @example
+ *   formatStringToSign({ method: 'GET', target: '/articles?page=2' }) // 'GET+/articles?page=2'
+ */
+export function formatStringToSign(parts: StringToSignParts): string {
+  let s = parts.method + '+' + parts.target;
+  if (parts.date !== undefined || parts.nonce !== undefined) {
+    if (parts.date === undefined || parts.nonce === undefined) throw new TypeError('formatStringToSign: date and nonce go together');
+    s += '+' + parts.date.replace(/ /g, '') + '+' + parts.nonce;
+  }
+  if (parts.contentDigest !== undefined) s += '+' + parts.contentDigest;
+  return s;
+}
+
+/** Nonce syntax of the replay-protected form: 16–128 URL-safe characters. */
+export const NONCE_RE = /^[A-Za-z0-9_-]{16,128}$/;
