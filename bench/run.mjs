@@ -35,7 +35,9 @@ const USAGE = `usage: node bench/run.mjs [options]
   --server-cpu C       CPU for the server (default 0)
   --wrk-cpu C          CPU for wrk (default 1)
   --no-pin             do not use taskset
-  --retry N            re-run a not-saturated run up to N times, keeping the last (default 1)
+  --retry N            re-run a not-saturated run up to N times, keeping the last (default 1);
+                       retries switch off after 3 retried runs in a row stay starved (machine busy)
+  --wait-quiet S       before each run wait up to S s for the two CPUs to be < 25% busy (default 0: off)
   --write              also replace this scenario's section in bench/RESULTS.md
   --from a.json,b.json re-render (and merge) saved runs instead of measuring`;
 
@@ -54,6 +56,7 @@ const { values: opt } = parseArgs({
     'wrk-cpu': { type: 'string', default: '1' },
     'no-pin': { type: 'boolean', default: false },
     retry: { type: 'string', default: '1' },
+    'wait-quiet': { type: 'string', default: '0' },
     write: { type: 'boolean', default: false },
     from: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -147,6 +150,24 @@ async function measure(server, req, round, cfg) {
   }
 }
 
+/** Busy share of both benchmark CPUs over `ms`. */
+async function busyShare(cpus, ms) {
+  const a = cpus.map(cpuTicks);
+  await sleep(ms);
+  const b = cpus.map(cpuTicks);
+  const busy = b.reduce((n, x, i) => n + x.busy - a[i].busy, 0);
+  const total = b.reduce((n, x, i) => n + x.total - a[i].total, 0);
+  return total > 0 ? busy / total : 0;
+}
+
+/** Waits (at most `seconds`) for other processes to leave the benchmark CPUs mostly idle. */
+async function waitQuiet(cfg) {
+  const until = Date.now() + cfg.waitQuiet * 1000;
+  let share = await busyShare([cfg.serverCpu, cfg.wrkCpu], 500);
+  while (share > 0.25 && Date.now() < until) share = await busyShare([cfg.serverCpu, cfg.wrkCpu], 1000);
+  return share;
+}
+
 function tool(cmd, args) {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
   if (r.error) return undefined;
@@ -197,6 +218,7 @@ async function main() {
     connections: posInt('connections'),
     threads: posInt('threads'),
     retry: posInt('retry', 0),
+    waitQuiet: posInt('wait-quiet', 0),
     serverCpu: opt['server-cpu'],
     wrkCpu: opt['wrk-cpu'],
     pinned: !opt['no-pin'],
@@ -242,6 +264,7 @@ async function main() {
 
   const runs = [];
   const broken = new Map();
+  let starvedRetries = 0;
   for (const req of requests) {
     for (let round = 1; round <= cfg.rounds; round++) {
       // Rotate the start of each round so slow drifts in machine load do not always hit the same server.
@@ -251,12 +274,18 @@ async function main() {
           runs.push({ request: req.name, server: server.name, round, error: broken.get(server.name) });
           continue;
         }
+        if (cfg.waitQuiet) {
+          const share = await waitQuiet(cfg);
+          if (share > 0.25) console.log(`  CPUs still ${(share * 100).toFixed(0)}% busy after ${cfg.waitQuiet} s; running anyway`);
+        }
         let r = await measure(server, req, round, cfg);
         // A run starved by other processes says little about req/s; measure it again, keep the evidence.
-        for (let i = 0; i < cfg.retry && !r.error && r.cpuPct < SATURATED_PCT; i++) {
+        for (let i = 0; i < cfg.retry && starvedRetries < 3 && !r.error && r.cpuPct < SATURATED_PCT; i++) {
           console.log(`[${req.name} r${round}] ${server.name.padEnd(8)} not saturated (${r.cpuPct.toFixed(0)}%), retrying`);
           runs.push({ ...r, discarded: true });
           r = await measure(server, req, round, cfg);
+          starvedRetries = r.cpuPct < SATURATED_PCT ? starvedRetries + 1 : 0;
+          if (starvedRetries === 3) console.log('  3 retried runs in a row stayed starved: machine busy, retries off');
         }
         runs.push(r);
         if (r.startFailed) broken.set(server.name, r.error);
