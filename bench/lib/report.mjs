@@ -85,6 +85,10 @@ export function renderScenario(meta, runs) {
     }
     L.push('');
   }
+  if (!meta.servers.includes(meta.subject)) {
+    L.push(`No ratios: the subject \`${meta.subject}\` was not in this run.`, '');
+    return L.join('\n');
+  }
   const others = meta.servers.filter((s) => s !== meta.subject);
   const peers = [...(meta.peers ?? []).filter((p) => others.includes(p)), ...others.filter((p) => !meta.peers?.includes(p))];
   L.push(`### Ratios: ${meta.subject} vs peers`, '');
