@@ -104,12 +104,19 @@ describe('Purger', () => {
     const a = await fakeNode();
     const b = await fakeNode();
     // Each answer takes 150 ms: sent one after another, six requests would take 900 ms.
-    for (const n of [a, b]) n.respond = () => sleep(150).then(() => 200);
+    let firstAnswer = Infinity;
+    for (const n of [a, b]) {
+      n.respond = () =>
+        sleep(150).then(() => {
+          firstAnswer = Math.min(firstAnswer, Date.now());
+          return 200;
+        });
+    }
     const p = purger({ nodes: [a.url, b.url], delayedPurgeMs: 0 });
     const t0 = Date.now();
     await p.purge({ urls: ['/article/7', '/articles'], tags: ['article-7', 'articles'] });
     const took = Date.now() - t0;
-    assert.ok(took >= 140 && took < 450, `took ${took} ms`);
+    assert.ok(took >= 140 && took < 700, `took ${took} ms (one after another: 900 ms)`);
     for (const n of [a, b]) {
       const sorted = [...n.seen].sort((x, y) => x.url.localeCompare(y.url));
       assert.deepEqual(
@@ -121,7 +128,7 @@ describe('Purger', () => {
         ],
       );
       // All arrived before the first answer went out: they were in flight together.
-      assert.ok(Math.max(...n.seen.map((s) => s.at)) - t0 < 140);
+      assert.ok(Math.max(...n.seen.map((s) => s.at)) <= firstAnswer);
     }
     assert.deepEqual(p.stats(), { sent: 6, failed: 0, retried: 0, pending: 0 });
   });
@@ -187,12 +194,13 @@ describe('Purger', () => {
   it('spaces retries with exponential backoff', async () => {
     const n = await fakeNode();
     n.respond = () => 503;
-    const p = purger({ nodes: [n.url], delayedPurgeMs: 0, retryBaseMs: 40, retryDeadlineMs: 5000 });
+    const p = purger({ nodes: [n.url], delayedPurgeMs: 0, retryBaseMs: 100, retryDeadlineMs: 5000 });
     await p.purge({ urls: ['/x'], tags: [] });
-    await until(() => n.seen.length >= 5, 4000, 'five attempts');
-    const gaps = n.seen.slice(1, 5).map((s, i) => s.at - n.seen[i]!.at);
-    // Nominal 40, 80, 160, 320 with up to 25% jitter downwards.
-    for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i]! > gaps[i - 1]! * 1.3, `gaps ${gaps.join(',')}`);
+    await until(() => n.seen.length >= 4, 4000, 'four attempts');
+    const gaps = n.seen.slice(1, 4).map((s, i) => s.at - n.seen[i]!.at);
+    // Nominal 100, 200, 400 ms, jittered down by up to 25%; timers may fire late on a busy machine.
+    assert.ok(gaps[0]! >= 70, `gaps ${gaps.join(',')}`);
+    assert.ok(gaps[2]! >= gaps[1]! && gaps[2]! > 1.9 * gaps[0]!, `gaps ${gaps.join(',')}`);
   });
 
   it('retries a 5xx answer and counts 404 as success', async () => {
@@ -225,8 +233,8 @@ describe('Purger', () => {
     await p.purge({ urls: ['/a'], tags: [] });
     await until(() => p.stats().pending === 0, 2000, 'the deadline to end retries');
     const { retried } = p.stats();
-    // 20, 40, 80, (160 would end past 300 ms only with the earlier delays) : a handful at most.
-    assert.ok(retried >= 2 && retried <= 4, `retried ${retried}`);
+    // Delays of about 20, 40, 80, 160 ms: at most four fit in 300 ms.
+    assert.ok(retried >= 1 && retried <= 4, `retried ${retried}`);
     assert.equal(log.errors.length, 1, 'giving up is logged as an error');
     await sleep(400);
     assert.equal(p.stats().retried, retried, 'no retries after the deadline');
