@@ -1,0 +1,196 @@
+/**
+ * @module auth/hmac
+ * roa's `hmac` scheme (header `Authentication`): a minimal form and a replay-protected form with Date
+ * and nonce, optional body integrity through Content-Digest (RFC 9530). See `client/string-to-sign`.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { formatStringToSign, NONCE_RE } from '../client/string-to-sign.js';
+import { HttpError } from '../errors/http-error.js';
+import type { Request } from '../http/request.js';
+import type { Store } from '../storage/store.js';
+import { checkContentDigest, parseContentDigest, type ParsedDigest } from './content-digest-check.js';
+import { invalidCredentials, malformedCredentials } from './errors.js';
+import type { NonceStore } from './nonce-store.js';
+import { readRawBodyOnce, type ReadRawBody } from './raw-body.js';
+import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
+import type { AuthScheme, Caller } from './scheme.js';
+import { openHmacSecret, type SecretBox } from './secret-box.js';
+
+export interface HmacSchemeOptions {
+  store: Pick<Store, 'getUser'>;
+  /** Decrypts users' HMAC secrets (stored sealed by `sealHmacSecret`). */
+  box: SecretBox;
+  nonces: NonceStore;
+  realm?: string;
+  /** Production hides diagnostics and, by default, refuses the minimal form for unsafe methods. Default: NODE_ENV === 'production'. */
+  production?: boolean;
+  /** Accept the replayable minimal form for unsafe methods (RFC 9110 §9.2.1). Default: !production. */
+  allowMinimalForUnsafe?: boolean;
+  /** Largest accepted distance between the Date header and the server clock. Default 10 minutes. */
+  clockSkewMs?: number;
+  /** Largest body read to check a Content-Digest. Default 1 MiB. */
+  bodyLimit?: number;
+  safeEqual?: SafeEqual;
+  readBody?: ReadRawBody;
+  now?: () => number;
+}
+
+interface ParsedHeader {
+  user: string;
+  nonce: string | undefined;
+  digest: string;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+const USER_RE = /^[\x21-\x39\x3b-\x7e]{1,256}$/; // visible ASCII except ':'
+const DIGEST_RE = /^[A-Za-z0-9+/]{1,128}={0,2}$/;
+// IMF-fixdate, RFC 9110 §5.6.7; the obsolete formats are not accepted in a signed header.
+const IMF_FIXDATE_RE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/** Parses `hmac <user>:<digest>` / `hmac <user>:<nonce>:<digest>`; 400 when malformed, 401 for a bad nonce. */
+export function parseHmacHeader(header: string, challenge: string): ParsedHeader {
+  const m = /^hmac +(\S+)$/i.exec(header);
+  if (m === null) throw malformedCredentials('Malformed hmac credentials');
+  const parts = m[1]!.split(':');
+  if (parts.length !== 2 && parts.length !== 3) throw malformedCredentials('Malformed hmac credentials');
+  const user = parts[0]!;
+  const digest = parts[parts.length - 1]!;
+  if (!USER_RE.test(user) || !DIGEST_RE.test(digest)) throw malformedCredentials('Malformed hmac credentials');
+  const nonce = parts.length === 3 ? parts[1]! : undefined;
+  // Issue 4: a nonce that is not 16-128 URL-safe characters is refused with 401.
+  if (nonce !== undefined && !NONCE_RE.test(nonce)) throw invalidCredentials(challenge, undefined, 'Nonce must be 16-128 URL-safe characters');
+  return { user, nonce, digest };
+}
+
+/** Milliseconds of a strict IMF-fixdate (weekday must agree with the date), else undefined. */
+export function parseImfFixdate(value: string): number | undefined {
+  if (!IMF_FIXDATE_RE.test(value)) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms) || new Date(ms).toUTCString() !== value) return undefined;
+  return ms;
+}
+
+/**
+ * The hmac scheme. Verification order (issue 4): parse strictly, load the secret (a dummy one for unknown
+ * users), check the Date window, check the digest (length, then constant time), check Content-Digest
+ * against the body, and only then consume the nonce — so a forged request never burns a nonce.
+ * @example
+ *   const hmac = new HmacScheme({ store, box: new SecretBox(loadServerKey().key), nonces: new StoreNonceStore(store) });
+ */
+export class HmacScheme implements AuthScheme {
+  readonly name = 'hmac';
+  private readonly o: Required<Omit<HmacSchemeOptions, 'realm'>>;
+  private readonly realm: string;
+  // Unknown users are checked against this, so they cost one HMAC and answer exactly like a bad digest.
+  private readonly dummySecret = randomBytes(32).toString('base64url');
+
+  constructor(options: HmacSchemeOptions) {
+    const production = options.production ?? process.env.NODE_ENV === 'production';
+    this.realm = options.realm ?? 'roa';
+    this.o = {
+      store: options.store,
+      box: options.box,
+      nonces: options.nonces,
+      production,
+      allowMinimalForUnsafe: options.allowMinimalForUnsafe ?? !production,
+      clockSkewMs: options.clockSkewMs ?? 10 * 60_000,
+      bodyLimit: options.bodyLimit ?? 1024 * 1024,
+      safeEqual: options.safeEqual ?? defaultSafeEqual,
+      readBody: options.readBody ?? readRawBodyOnce,
+      now: options.now ?? Date.now,
+    };
+    if (!(this.o.clockSkewMs > 0)) throw new Error('HmacScheme: clockSkewMs must be positive');
+    if (!/^[\x20-\x7e]*$/.test(this.realm) || this.realm.includes('"')) throw new Error('HmacScheme: realm must be printable ASCII without quotes');
+  }
+
+  challenge(): string {
+    return `hmac realm="${this.realm}"`;
+  }
+
+  matches(req: Request): boolean {
+    const h = req.headers.authentication;
+    return typeof h === 'string' && /^hmac(?: |$)/i.test(h);
+  }
+
+  async authenticate(req: Request): Promise<Caller> {
+    const header = req.headers.authentication;
+    if (typeof header !== 'string') throw invalidCredentials(this.challenge());
+    const method = req.method ?? 'GET';
+    const target = req.originalUrl || req.url || '/';
+
+    // 1. Parse strictly.
+    const cred = parseHmacHeader(header, this.challenge());
+    const dateHeader = req.headers.date;
+    let dateMs: number | undefined;
+    if (cred.nonce !== undefined) {
+      if (dateHeader === undefined) throw malformedCredentials('The replay-protected hmac form requires a Date header');
+      dateMs = parseImfFixdate(dateHeader);
+      if (dateMs === undefined) throw malformedCredentials('Date must be an IMF-fixdate (RFC 9110 §5.6.7)');
+    } else if (!SAFE_METHODS.has(method) && !this.o.allowMinimalForUnsafe) {
+      throw invalidCredentials(this.challenge(), undefined, 'Unsafe methods require the replay-protected hmac form (Date and nonce)');
+    }
+    const cdRaw = req.headers['content-digest'];
+    const contentDigestField = Array.isArray(cdRaw) ? cdRaw.join(', ') : cdRaw;
+    let digests: ParsedDigest[] | undefined;
+    if (contentDigestField !== undefined) digests = parseContentDigest(contentDigestField);
+    const stringToSign = formatStringToSign({
+      method,
+      target,
+      ...(cred.nonce !== undefined ? { date: dateHeader, nonce: cred.nonce } : {}),
+      contentDigest: contentDigestField,
+    });
+    const now = this.o.now();
+    const diagnostics = this.o.production
+      ? undefined
+      : {
+          stringToSign,
+          receivedDate: dateHeader ?? null,
+          serverTime: new Date(now).toUTCString(),
+          skewSeconds: dateMs === undefined ? null : Math.round((now - dateMs) / 1000),
+        };
+
+    // 2. Load the secret; unknown users and users without a secret get the dummy.
+    const user = await this.o.store.getUser(cred.user);
+    let secret = this.dummySecret;
+    if (user?.hmacSecret != null) {
+      try {
+        secret = openHmacSecret(this.o.box, user.name, user.hmacSecret);
+      } catch (err) {
+        // The server key changed or the row is corrupt: an operator problem, never the client's.
+        throw new HttpError(500, 'HMAC secret cannot be decrypted', { code: 'ROA_ERR_HMAC_SECRET_UNREADABLE', expose: false, cause: err });
+      }
+    }
+
+    // 3. Date window.
+    if (dateMs !== undefined && Math.abs(now - dateMs) > this.o.clockSkewMs) {
+      throw invalidCredentials(this.challenge(), diagnostics, 'Date is outside the accepted clock skew');
+    }
+
+    // 4. Digest: safeEqual checks lengths first, then compares in constant time.
+    const expected = createHmac('sha256', secret).update(stringToSign, 'utf8').digest('base64');
+    const ok = this.o.safeEqual(cred.digest, expected);
+    if (!ok || user === undefined || user.hmacSecret == null) throw invalidCredentials(this.challenge(), diagnostics);
+
+    // 5. Body integrity (only for authenticated requests, so strangers cannot make us read bodies).
+    if (digests !== undefined) checkContentDigest(digests, await this.o.readBody(req, { limit: this.o.bodyLimit }));
+
+    // 6. Only now spend the nonce: a forged request must not burn a legitimate client's nonce.
+    if (cred.nonce !== undefined && dateMs !== undefined) {
+      // Remember the nonce for as long as its Date stays acceptable; after that the Date check refuses it.
+      const ttl = Math.max(1000, dateMs + this.o.clockSkewMs - now + 1000);
+      let fresh: boolean;
+      try {
+        fresh = await this.o.nonces.consume(`hmac:${user.name}:${cred.nonce}`, ttl);
+      } catch (err) {
+        throw new HttpError(503, 'Replay protection is unavailable', {
+          code: 'ROA_ERR_NONCE_STORE_UNAVAILABLE',
+          headers: { 'Retry-After': '5' },
+          expose: true,
+          cause: err,
+        });
+      }
+      if (!fresh) throw invalidCredentials(this.challenge(), diagnostics, 'Nonce already used');
+    }
+    return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
+  }
+}
