@@ -1,0 +1,42 @@
+/**
+ * @module cli/commands/gateway
+ * `roa gateway --upstream URL`: the caching gateway alone, in front of any origin.
+ */
+import type { Command } from 'commander';
+import { runGateway } from '../../gateway/index.js';
+import { GATEWAY_OPTIONS as O, parseCount, parseList, parsePort, resolveOption } from '../options.js';
+
+export function registerGateway(program: Command): void {
+  program
+    .command('gateway')
+    .description('run only the RFC 9111 caching gateway in front of an origin')
+    .option(O.upstream.flag, O.upstream.description)
+    .option(O.port.flag, `${O.port.description} (env ${O.port.env}, default ${O.port.defaultValue})`)
+    .option(O.host.flag, `${O.host.description} (env ${O.host.env}, default ${O.host.defaultValue})`)
+    .option(O.maxBytes.flag, `${O.maxBytes.description} (default 64 MiB)`)
+    .option(O.purgeAllow.flag, O.purgeAllow.description)
+    .action(async (flags: Record<string, unknown>) => {
+      const upstream = resolveOption(O.upstream, flags.upstream);
+      if (!upstream) throw new Error('--upstream is required (e.g. --upstream http://127.0.0.1:3000)');
+      let url: URL;
+      try {
+        url = new URL(upstream);
+      } catch {
+        throw new Error(`--upstream must be an http:// URL, got '${upstream}'`);
+      }
+      if (url.protocol !== 'http:') throw new Error(`--upstream must be an http:// URL, got '${upstream}'`);
+      const purgeAllow = parseList(resolveOption(O.purgeAllow, flags.purgeAllow));
+      const { gateway } = await runGateway({
+        upstream,
+        port: parsePort(resolveOption(O.port, flags.port), '--port'),
+        host: resolveOption(O.host, flags.host),
+        maxBytes: parseCount(resolveOption(O.maxBytes, flags.maxBytes), '--max-bytes'),
+        ...(purgeAllow.length > 0 ? { purgeAllow } : {}),
+      });
+      const stop = (): void => {
+        gateway.close().finally(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,51 @@
+/**
+ * @module cli/commands/serve
+ * `roa serve`: the article service, with the embedded caching gateway in front of it.
+ */
+import type { Command } from 'commander';
+import { startService } from '../../service.js';
+import { SERVE_OPTIONS as O, parseCount, parseList, parsePort, resolveOption, type OptionSpec } from '../options.js';
+
+function describe(spec: OptionSpec): string {
+  const extra = [spec.env ? `env ${spec.env}` : '', spec.defaultValue !== undefined ? `default ${spec.defaultValue}` : ''].filter(Boolean).join(', ');
+  return extra ? `${spec.description} (${extra})` : spec.description;
+}
+
+export function registerServe(program: Command): void {
+  const cmd = program.command('serve').description('run the article service (and the caching gateway on :8080)');
+  for (const spec of Object.values(O)) cmd.option(spec.flag, describe(spec));
+  cmd.action(async (flags: Record<string, unknown>) => {
+    const opt = (key: keyof typeof O): string | undefined => resolveOption(O[key], flags[key]);
+    const env = opt('env')!;
+    if (env !== 'development' && env !== 'production' && env !== 'test') {
+      throw new Error(`--env must be development or production, got '${env}'`);
+    }
+    const redisUrl = opt('redis');
+    const running = await startService({
+      port: parsePort(opt('port'), '--port'),
+      host: opt('host'),
+      db: opt('db'),
+      env,
+      gatewayPort: parsePort(opt('gatewayPort'), '--gateway-port'),
+      purge: parseList(opt('purge')),
+      purgeAllow: parseList(opt('purgeAllow')).length > 0 ? parseList(opt('purgeAllow')) : undefined,
+      purgeTimeoutMs: parseCount(opt('purgeTimeout'), '--purge-timeout'),
+      purgeDelayMs: parseCount(opt('purgeDelay'), '--purge-delay'),
+      ...(redisUrl ? { redisUrl } : {}),
+      secretKeyFile: opt('secretKeyFile'),
+      logLevel: opt('logLevel'),
+      maxAge: parseCount(opt('maxAge'), '--max-age'),
+    });
+    const { address, gatewayAddress } = running;
+    console.log(`roa: service on http://${address.address}:${address.port}`);
+    if (gatewayAddress) console.log(`roa: caching gateway on http://${gatewayAddress.address}:${gatewayAddress.port}`);
+    let closing = false;
+    const stop = (): void => {
+      if (closing) return;
+      closing = true;
+      running.close().finally(() => process.exit(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

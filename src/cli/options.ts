@@ -1,0 +1,64 @@
+/**
+ * @module cli/options
+ * Every flag's default and environment variable, in one table (flag beats env beats default).
+ */
+
+export interface OptionSpec {
+  flag: string;
+  env?: string;
+  defaultValue?: string;
+  description: string;
+}
+
+/** Options of `roa serve`. */
+export const SERVE_OPTIONS = {
+  port: { flag: '--port <port>', env: 'PORT', defaultValue: '3000', description: 'service port' },
+  host: { flag: '--host <host>', env: 'HOST', defaultValue: '127.0.0.1', description: 'address to bind' },
+  db: { flag: '--db <url>', env: 'DATABASE_URL', defaultValue: './data/roa.db', description: 'SQLite path, :memory: or postgres://…' },
+  env: { flag: '--env <env>', env: 'NODE_ENV', defaultValue: 'development', description: 'development or production' },
+  gatewayPort: { flag: '--gateway-port <port>', env: 'GATEWAY_PORT', defaultValue: '8080', description: 'embedded caching gateway port (0 = off)' },
+  purge: { flag: '--purge <urls>', env: 'PURGE_URLS', description: 'comma-separated cache node base URLs to PURGE after writes' },
+  purgeAllow: { flag: '--purge-allow <cidrs>', env: 'PURGE_ALLOW', description: 'comma-separated CIDRs allowed to PURGE the embedded gateway (default loopback)' },
+  purgeTimeout: { flag: '--purge-timeout <ms>', env: 'PURGE_TIMEOUT_MS', defaultValue: '2000', description: 'how long a write waits for purges' },
+  purgeDelay: { flag: '--purge-delay <ms>', env: 'PURGE_DELAY_MS', defaultValue: '1000', description: 'second, delayed purge (0 = off)' },
+  redis: { flag: '--redis <url>', env: 'REDIS_URL', description: 'Redis URL for the shared HMAC nonce store' },
+  secretKeyFile: { flag: '--secret-key-file <path>', env: 'ROA_SECRET_KEY_FILE', defaultValue: './data/secret.key', description: 'server key file (when ROA_SECRET_KEY is unset)' },
+  logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
+  maxAge: { flag: '--max-age <seconds>', env: 'ROA_MAX_AGE', defaultValue: '60', description: 'Cache-Control max-age / s-maxage of safe responses' },
+} satisfies Record<string, OptionSpec>;
+
+/** Options of `roa gateway`. */
+export const GATEWAY_OPTIONS = {
+  upstream: { flag: '--upstream <url>', env: 'UPSTREAM_URL', description: 'origin base URL, e.g. http://127.0.0.1:3000' },
+  port: { flag: '--port <port>', env: 'GATEWAY_PORT', defaultValue: '8080', description: 'gateway port' },
+  host: { flag: '--host <host>', env: 'HOST', defaultValue: '127.0.0.1', description: 'address to bind' },
+  maxBytes: { flag: '--max-bytes <n>', env: 'GATEWAY_MAX_BYTES', defaultValue: String(64 * 1024 * 1024), description: 'cache memory bound in bytes (LRU)' },
+  purgeAllow: { flag: '--purge-allow <cidrs...>', env: 'PURGE_ALLOW', description: 'CIDRs allowed to PURGE (default loopback)' },
+} satisfies Record<string, OptionSpec>;
+
+/** The value of an option: the flag if given, else its environment variable, else its default. */
+export function resolveOption(spec: OptionSpec, given: unknown): string | undefined {
+  if (typeof given === 'string') return given;
+  if (Array.isArray(given)) return given.join(',');
+  if (spec.env && process.env[spec.env] !== undefined && process.env[spec.env] !== '') return process.env[spec.env];
+  return spec.defaultValue;
+}
+
+/** Parses a port; a clear error for anything else. */
+export function parsePort(value: string | undefined, name: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got '${value}'`);
+  return n;
+}
+
+/** Parses a non-negative integer option. */
+export function parseCount(value: string | undefined, name: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${value}'`);
+  return n;
+}
+
+/** Splits a comma-separated list, dropping blanks. */
+export function parseList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+}

@@ -1,0 +1,60 @@
+/**
+ * @module resources/article/article-validate
+ * Validation of article input: title 1–200 characters, price an exact decimal with up to 18
+ * integer and 4 fraction digits, currency an ISO-4217-shaped lower-case code. Never a float.
+ */
+import { HttpError } from '../../errors/http-error.js';
+import type { ArticleInput } from '../../storage/store.js';
+
+const AMOUNT = /^\d{1,18}(?:\.\d{1,4})?$/;
+const CURRENCY = /^[a-z]{3}$/;
+const FIELDS = new Set(['title', 'price']);
+const PRICE_FIELDS = new Set(['amount', 'currency']);
+
+interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Returns the checked input or throws 422 listing every problem. */
+export function validateArticle(body: unknown): ArticleInput {
+  const errors: FieldError[] = [];
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalid([{ field: '', message: 'expected an article with a title and a price' }]);
+  }
+  const b = body as Record<string, unknown>;
+  for (const k of Object.keys(b)) if (!FIELDS.has(k)) errors.push({ field: k, message: 'unknown field' });
+  const title = b.title;
+  if (typeof title !== 'string' || title.length === 0) errors.push({ field: 'title', message: 'required, 1-200 characters' });
+  else if ([...title].length > 200) errors.push({ field: 'title', message: 'at most 200 characters' });
+  else if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(title)) errors.push({ field: 'title', message: 'control characters are not allowed' });
+  const price = b.price;
+  let amount: unknown;
+  let currency: unknown;
+  if (price === null || typeof price !== 'object' || Array.isArray(price)) {
+    errors.push({ field: 'price', message: 'required: an amount and a currency' });
+  } else {
+    const p = price as Record<string, unknown>;
+    for (const k of Object.keys(p)) if (!PRICE_FIELDS.has(k)) errors.push({ field: `price.${k}`, message: 'unknown field' });
+    amount = p.amount;
+    currency = p.currency;
+    if (typeof amount === 'number') {
+      // A JSON number has already lost its digits (9.90 → 9.9): only text keeps them exact.
+      errors.push({ field: 'price.amount', message: 'must be a string of decimal digits such as "9.90", not a number' });
+    } else if (typeof amount !== 'string' || !AMOUNT.test(amount)) {
+      errors.push({ field: 'price.amount', message: 'must be a non-negative decimal with up to 18 integer and 4 fraction digits' });
+    }
+    if (typeof currency !== 'string' || !CURRENCY.test(currency)) {
+      errors.push({ field: 'price.currency', message: 'must be a three-letter lower-case ISO 4217 code such as "eur"' });
+    }
+  }
+  if (errors.length > 0) throw invalid(errors);
+  return { title: title as string, price: { amount: amount as string, currency: currency as string } };
+}
+
+function invalid(errors: FieldError[]): HttpError {
+  return new HttpError(422, errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '), {
+    code: 'ROA_ERR_VALIDATION',
+    extensions: { errors },
+  });
+}

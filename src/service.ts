@@ -1,0 +1,167 @@
+/**
+ * @module service
+ * Wiring of the article service: options → store → authentication → app → gateway.
+ * The CLI parses flags and calls `startService`; tests call it too.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { createApp, type App } from './app.js';
+import { Authenticator } from './auth/authenticator.js';
+import { BasicScheme } from './auth/basic.js';
+import type { AuthScheme } from './auth/scheme.js';
+import { sendProblem } from './errors/problem.js';
+import { createGateway, type Gateway } from './gateway/index.js';
+import { Purger } from './gateway/purger.js';
+import type { NextFunction, Request } from './http/request.js';
+import type { Response } from './http/response.js';
+import { accessLog } from './middleware/access-log.js';
+import { methodOverride } from './middleware/method-override.js';
+import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
+import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
+import { openStore } from './storage/open-store.js';
+import type { Store } from './storage/store.js';
+
+export interface ServiceOptions {
+  /** SQLite path, `:memory:` or `postgres://…` (default ./data/roa.db). */
+  db?: string;
+  /** An already open store (tests); `db` is ignored then. */
+  store?: Store;
+  env?: string;
+  port?: number;
+  host?: string;
+  /** Embedded gateway port; 0 = off (default 8080); 'ephemeral' = any free port (tests). */
+  gatewayPort?: number | 'ephemeral';
+  /** Cache node base URLs to PURGE after writes (the embedded gateway is added when on). */
+  purge?: string[];
+  purgeAllow?: string[];
+  purgeTimeoutMs?: number;
+  purgeDelayMs?: number;
+  redisUrl?: string;
+  secretKeyFile?: string;
+  logLevel?: string;
+  /** max-age / s-maxage of safe responses (default 60). */
+  maxAge?: number;
+  logger?: Logger;
+}
+
+export interface Service {
+  app: App;
+  store: Store;
+  authenticator: Authenticator;
+  /** Resource dependencies; `purger` may be set after start-up (once cache nodes are known). */
+  deps: ResourceDeps;
+  logger: Logger;
+}
+
+export interface RunningService extends Service {
+  purger: Purger | undefined;
+  server: Server;
+  address: AddressInfo;
+  gateway: Gateway | undefined;
+  gatewayAddress: AddressInfo | undefined;
+  close(): Promise<void>;
+}
+
+/** Builds the app and its dependencies without listening. */
+export async function createService(opts: ServiceOptions = {}): Promise<Service> {
+  const env = opts.env ?? process.env.NODE_ENV ?? 'development';
+  const logger = opts.logger ?? pino({ level: opts.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers.authentication'] });
+  const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db'));
+  const schemes: AuthScheme[] = [new BasicScheme({ store })];
+  const authenticator = new Authenticator(schemes);
+  const purger = makePurger(opts.purge ?? [], opts, logger);
+
+  const app = createApp({ env });
+  app.use(accessLog(logger));
+  // `_method` in a form body may turn POST into PUT/DELETE; resources read the body themselves,
+  // so the override here honours the X-HTTP-Method-Override header and parsed form bodies.
+  app.use(methodOverride());
+  const deps: ResourceDeps = { authenticator, purger, env };
+  mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge }), deps);
+  mountResource(app, articleItemResource({ store, maxAge: opts.maxAge }), deps);
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    sendProblem(req, res, err, { env });
+  });
+  return { app, store, authenticator, deps, logger };
+}
+
+function makePurger(nodes: string[], opts: ServiceOptions, logger: Logger): Purger | undefined {
+  if (nodes.length === 0) return undefined;
+  return new Purger({ nodes, timeoutMs: opts.purgeTimeoutMs, delayedPurgeMs: opts.purgeDelayMs, logger });
+}
+
+/** Registers a resource on every path it declares. */
+export function mountResource<D, I>(app: App, spec: ResourceSpec<D, I>, deps: Parameters<typeof resourceHandler>[1]): void {
+  app.all(spec.paths, resourceHandler(spec, deps));
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      server.off('listening', onListening);
+      reject(err.code === 'EADDRINUSE' ? new Error(`port ${port} on ${host} is already in use`) : err);
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+/** Starts the service and (unless gatewayPort is 0) the embedded caching gateway in front of it. */
+export async function startService(opts: ServiceOptions = {}): Promise<RunningService> {
+  const host = opts.host ?? '127.0.0.1';
+  const gatewayPort = opts.gatewayPort ?? 8080;
+  // Purge targets are known only once the embedded gateway listens (its port may be 0 in tests),
+  // so the purger is made after start-up and handed to the resources through `deps`.
+  const service = await createService({ ...opts, purge: [] });
+  const server = service.app.createServer();
+  let address: AddressInfo;
+  try {
+    address = await listen(server, opts.port ?? 3000, host);
+  } catch (err) {
+    await service.store.close();
+    throw err;
+  }
+  let gateway: Gateway | undefined;
+  let gatewayAddress: AddressInfo | undefined;
+  if (gatewayPort !== 0) {
+    gateway = createGateway({ upstream: `http://${hostForUrl(host)}:${address.port}`, purgeAllow: opts.purgeAllow, logger: service.logger });
+    try {
+      gatewayAddress = await gateway.listen(gatewayPort === 'ephemeral' ? 0 : gatewayPort, host);
+    } catch (err) {
+      server.close();
+      await service.store.close();
+      throw err instanceof Error && /EADDRINUSE/.test(err.message) ? new Error(`gateway port ${gatewayPort} on ${host} is already in use`) : err;
+    }
+  }
+  const nodes = [...(opts.purge ?? [])];
+  if (gatewayAddress !== undefined) nodes.unshift(`http://${hostForUrl(host)}:${gatewayAddress.port}`);
+  const purger = makePurger(nodes, opts, service.logger);
+  service.deps.purger = purger;
+  return {
+    ...service,
+    purger,
+    server,
+    address,
+    gateway,
+    gatewayAddress,
+    async close() {
+      await purger?.close();
+      await gateway?.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      await service.store.close();
+    },
+  };
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,47 @@
+/**
+ * @module test/helpers/service
+ * Starts the real article service (SQLite :memory:, port 0) for black-box tests.
+ */
+import { request as undiciRequest } from 'undici';
+import { hashPassword } from '../../src/auth/passwords.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
+import type { Role } from '../../src/storage/store.js';
+
+export interface TestService {
+  running: RunningService;
+  base: string;
+  gatewayBase: string | undefined;
+  addUser(name: string, role: Role, password?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(opts: ServiceOptions = {}): Promise<TestService> {
+  const running = await startService({ db: ':memory:', port: 0, gatewayPort: 0, logLevel: 'silent', env: 'development', purgeDelayMs: 0, ...opts });
+  const base = `http://127.0.0.1:${running.address.port}`;
+  const gatewayBase = running.gatewayAddress ? `http://127.0.0.1:${running.gatewayAddress.port}` : undefined;
+  return {
+    running,
+    base,
+    gatewayBase,
+    async addUser(name, role, password = `${name}-secret-pw`) {
+      await running.store.createUser({ name, role, passwordHash: await hashPassword(password) });
+      return 'Basic ' + Buffer.from(`${name}:${password}`).toString('base64');
+    },
+    close: () => running.close(),
+  };
+}
+
+export interface SimpleResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/** One request through undici (node's fetch adds Cache-Control: no-cache to conditional requests). */
+export async function send(base: string, method: string, path: string, init: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<SimpleResponse> {
+  const res = await undiciRequest(base + path, { method: method as 'GET', headers: init.headers, body: init.body });
+  const text = await res.body.text();
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  return { status: res.statusCode, headers, text };
+}
