@@ -1,0 +1,108 @@
+/** @module test/auth/basic */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Authenticator } from '../../src/auth/authenticator.js';
+import { BasicScheme, parseBasic } from '../../src/auth/basic.js';
+import { hashPassword } from '../../src/auth/passwords.js';
+import { safeEqual } from '../../src/auth/safe-equal.js';
+import { MemoryAuthStore } from './memory-store.js';
+import { serve, type TestServer } from './server.js';
+
+const FAST = { N: 1024, r: 8, p: 1 };
+const basic = (s: string) => 'Basic ' + Buffer.from(s, 'utf8').toString('base64');
+
+describe('parseBasic', () => {
+  it('decodes user-id and password (password may contain colons)', () => {
+    assert.deepEqual(parseBasic(basic('ann:pa:ss')), { userId: 'ann', password: 'pa:ss' });
+    assert.deepEqual(parseBasic('basic   ' + Buffer.from('ann:').toString('base64')), { userId: 'ann', password: '' });
+  });
+  it('ignores other schemes', () => {
+    assert.equal(parseBasic('Bearer abc'), undefined);
+    assert.equal(parseBasic(undefined), undefined);
+  });
+  it('throws 400 on malformed credentials', () => {
+    const bad = ['Basic', 'Basic ', 'Basic !!!', 'Basic YWJj', basic('nocolon'), basic(':pw'), basic('a:b\u0001'),
+      'Basic ' + Buffer.from([0x61, 0x3a, 0xff]).toString('base64'), 'Basic YW5uOnB3=', 'Basic YW5u OnB3'];
+    for (const h of bad) assert.throws(() => parseBasic(h), (e: { status: number }) => e.status === 400, h);
+  });
+});
+
+describe('BasicScheme', () => {
+  let store: MemoryAuthStore;
+  let srv: TestServer;
+  let equalCalls = 0;
+  let clock = 1_000_000;
+  let scheme: BasicScheme;
+
+  before(async () => {
+    store = new MemoryAuthStore();
+    await store.createUser({ name: 'ann', role: 'editor', passwordHash: await hashPassword('s3cret', FAST) });
+    scheme = new BasicScheme({ store, now: () => clock, safeEqual: (a, b) => (equalCalls++, safeEqual(a, b)) });
+    const auth = new Authenticator([scheme]);
+    srv = await serve(async (req, res) => {
+      const caller = await auth.authenticate(req);
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify(caller ?? null));
+    });
+  });
+  after(() => srv.close());
+
+  const get = (authorization?: string) => fetch(srv.url + '/', { headers: authorization ? { authorization } : {} });
+
+  it('resolves the caller with unrestricted scopes', async () => {
+    const r = await get(basic('ann:s3cret'));
+    assert.equal(r.status, 200);
+    assert.deepEqual(await r.json(), { name: 'ann', role: 'editor', scopes: null, scheme: 'basic' });
+  });
+  it('is anonymous without credentials', async () => {
+    const r = await get();
+    assert.equal(r.status, 200);
+    assert.equal(await r.json(), null);
+  });
+  it('answers a wrong password and an unknown user identically (401 with challenge)', async () => {
+    const a = await get(basic('ann:wrong'));
+    const b = await get(basic('bob:s3cret'));
+    assert.equal(a.status, 401);
+    assert.equal(b.status, 401);
+    assert.equal(a.headers.get('www-authenticate'), 'Basic realm="roa", charset="UTF-8"');
+    assert.equal(b.headers.get('www-authenticate'), a.headers.get('www-authenticate'));
+    assert.deepEqual(await a.json(), await b.json());
+  });
+  it('answers 400 for malformed credentials without crashing', async () => {
+    for (const h of ['Basic', 'Basic ###', basic('nocolon')]) assert.equal((await get(h)).status, 400, h);
+  });
+  it('answers 401 for an unsupported scheme', async () => {
+    const r = await get('Digest username="ann"');
+    assert.equal(r.status, 401);
+    assert.match(r.headers.get('www-authenticate') ?? '', /^Basic/);
+  });
+  it('compares through safeEqual', async () => {
+    scheme.clearCache();
+    equalCalls = 0;
+    await get(basic('ann:s3cret'));
+    assert.equal(equalCalls, 1);
+  });
+  it('serves repeat requests from the cache, and re-verifies after expiry', async () => {
+    scheme.clearCache();
+    equalCalls = 0;
+    await get(basic('ann:s3cret'));
+    await get(basic('ann:s3cret'));
+    assert.equal(equalCalls, 1);
+    clock += 61_000;
+    await get(basic('ann:s3cret'));
+    assert.equal(equalCalls, 2);
+  });
+  it('invalidates the cache when the stored hash changes', async () => {
+    await get(basic('ann:s3cret'));
+    store.users.get('ann')!.passwordHash = await hashPassword('n3w', FAST);
+    assert.equal((await get(basic('ann:s3cret'))).status, 401);
+    assert.equal((await get(basic('ann:n3w'))).status, 200);
+  });
+  it('bounds the cache size', async () => {
+    await store.createUser({ name: 'cy', role: 'reader', passwordHash: await hashPassword('pw', FAST) });
+    const small = new BasicScheme({ store, cacheMaxEntries: 1 });
+    await small.authenticate({ headers: { authorization: basic('ann:n3w') } } as never);
+    await small.authenticate({ headers: { authorization: basic('cy:pw') } } as never);
+    assert.equal((small as unknown as { cache: Map<string, unknown> }).cache.size, 1);
+  });
+});

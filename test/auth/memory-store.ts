@@ -1,0 +1,80 @@
+/**
+ * @module test/auth/memory-store
+ * A small in-memory double of the auth part of `Store` (users, clients, tokens, nonces) for auth unit tests.
+ */
+import type { OAuthClient, Role, TokenRecord, User } from '../../src/storage/store.js';
+
+export class MemoryAuthStore {
+  readonly kind = 'sqlite' as const;
+  users = new Map<string, User>();
+  clients = new Map<string, OAuthClient>();
+  tokens = new Map<string, TokenRecord>();
+  nonces = new Map<string, number>();
+  failNonces = false;
+  calls: string[] = [];
+
+  async createUser(u: { name: string; role: Role; passwordHash: string; hmacSecret?: string | null }): Promise<User> {
+    const user = { name: u.name, role: u.role, passwordHash: u.passwordHash, hmacSecret: u.hmacSecret ?? null, createdAt: new Date() };
+    this.users.set(u.name, user);
+    return user;
+  }
+  async getUser(name: string): Promise<User | undefined> {
+    this.calls.push('getUser');
+    const u = this.users.get(name);
+    return u && { ...u };
+  }
+  async setUserHmacSecret(name: string, secret: string | null): Promise<boolean> {
+    const u = this.users.get(name);
+    if (!u) return false;
+    u.hmacSecret = secret;
+    return true;
+  }
+  async createClient(c: { clientId: string; secretHash: string; userName: string; scopes: string[] }): Promise<OAuthClient> {
+    const client = { ...c, createdAt: new Date() };
+    this.clients.set(c.clientId, client);
+    return client;
+  }
+  async getClient(clientId: string): Promise<OAuthClient | undefined> {
+    return this.clients.get(clientId);
+  }
+  async removeClient(clientId: string): Promise<boolean> {
+    return this.clients.delete(clientId);
+  }
+  async saveToken(t: Omit<TokenRecord, 'usedAt' | 'revoked'>): Promise<void> {
+    this.tokens.set(t.hash, { ...t, usedAt: null, revoked: false });
+  }
+  async getToken(hash: string): Promise<TokenRecord | undefined> {
+    const t = this.tokens.get(hash);
+    return t && { ...t };
+  }
+  async useRefreshToken(hash: string): Promise<'ok' | 'reused' | 'missing'> {
+    const t = this.tokens.get(hash);
+    if (!t || t.kind !== 'refresh') return 'missing';
+    if (t.usedAt) return 'reused';
+    t.usedAt = new Date();
+    return 'ok';
+  }
+  async revokeToken(hash: string): Promise<boolean> {
+    const t = this.tokens.get(hash);
+    if (!t || t.revoked) return false;
+    t.revoked = true;
+    return true;
+  }
+  async revokeFamily(familyId: string): Promise<number> {
+    let n = 0;
+    for (const t of this.tokens.values()) {
+      if (t.familyId === familyId && !t.revoked) {
+        t.revoked = true;
+        n++;
+      }
+    }
+    return n;
+  }
+  async consumeNonce(key: string, expiresAtMs: number): Promise<boolean> {
+    if (this.failNonces) throw new Error('database down');
+    const exp = this.nonces.get(key);
+    if (exp !== undefined && exp > Date.now()) return false;
+    this.nonces.set(key, expiresAtMs);
+    return true;
+  }
+}
