@@ -17,6 +17,7 @@ import type { NextFunction, Request } from './http/request.js';
 import type { Response } from './http/response.js';
 import { accessLog } from './middleware/access-log.js';
 import { methodOverride } from './middleware/method-override.js';
+import { urlencoded } from './middleware/urlencoded.js';
 import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
 import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
 import { openStore } from './storage/open-store.js';
@@ -74,9 +75,9 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
 
   const app = createApp({ env });
   app.use(accessLog(logger));
-  // `_method` in a form body may turn POST into PUT/DELETE; resources read the body themselves,
-  // so the override here honours the X-HTTP-Method-Override header and parsed form bodies.
-  app.use(methodOverride());
+  // HTML forms send `_method=PUT|DELETE` in a urlencoded POST body: parse forms first (the raw
+  // bytes stay cached for the resource's own parser), then override before routing.
+  app.use(urlencoded({ extended: true }), methodOverride());
   const deps: ResourceDeps = { authenticator, purger, env };
   mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge }), deps);
   mountResource(app, articleItemResource({ store, maxAge: opts.maxAge }), deps);

@@ -16,6 +16,8 @@ export class MemoryCacheStore implements CacheStore {
   readonly #tags = new Map<string, Set<string>>();
   #bytes = 0;
   #count = 0;
+  /** The most recently inserted key (the Map's last one), or undefined when unknown. */
+  #tail: string | undefined;
 
   constructor(maxBytes: number) {
     if (!(maxBytes > 0)) throw new TypeError(`MemoryCacheStore: maxBytes must be positive, got ${maxBytes}`);
@@ -32,9 +34,12 @@ export class MemoryCacheStore implements CacheStore {
 
   get(key: string): StoredResponse[] | undefined {
     const variants = this.#entries.get(key);
-    if (variants !== undefined) {
+    // Re-inserting moves the key to the LRU tail; skip it when the key already is the tail,
+    // which is what a run of hits on one hot key looks like.
+    if (variants !== undefined && key !== this.#tail) {
       this.#entries.delete(key);
       this.#entries.set(key, variants);
+      this.#tail = key;
     }
     return variants;
   }
@@ -51,6 +56,7 @@ export class MemoryCacheStore implements CacheStore {
     }
     variants.unshift(res);
     this.#entries.set(res.key, variants);
+    this.#tail = res.key;
     this.#bytes += res.size;
     this.#count++;
     for (const tag of res.tags) {
@@ -72,13 +78,17 @@ export class MemoryCacheStore implements CacheStore {
     if (at === -1) return;
     variants.splice(at, 1);
     this.#drop(res);
-    if (variants.length === 0) this.#entries.delete(res.key);
+    if (variants.length === 0) {
+      this.#entries.delete(res.key);
+      if (res.key === this.#tail) this.#tail = undefined;
+    }
   }
 
   delete(key: string): number {
     const variants = this.#entries.get(key);
     if (variants === undefined) return 0;
     this.#entries.delete(key);
+    if (key === this.#tail) this.#tail = undefined;
     for (const v of variants) this.#drop(v);
     return variants.length;
   }

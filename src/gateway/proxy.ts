@@ -92,18 +92,18 @@ export function createGateway(opts: GatewayOptions): Gateway {
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const method = req.method!;
     if (method === 'GET' || method === 'HEAD') {
-      const h = req.headers;
+      const kind = scanRequest(req.rawHeaders);
       // Credentials make a response personal: never looked up nor stored, forwarded intact.
-      if (h.authorization !== undefined || h.authentication !== undefined || h.cookie !== undefined) {
+      if (kind === CREDENTIALS) {
         forward(req, res, 'roa; fwd=bypass; detail=credentials', false);
         return;
       }
-      if (normalise !== undefined) h.accept = normalise(h.accept);
+      if (normalise !== undefined) req.headers.accept = normalise(req.headers.accept);
       const key = req.url!;
       const variants = store.get(key);
-      if (variants !== undefined && h['cache-control'] === undefined && h.pragma === undefined && h.range === undefined &&
-        h['if-none-match'] === undefined && h['if-modified-since'] === undefined) {
-        const v = selectVariant(variants, h);
+      if (variants !== undefined && kind === PLAIN) {
+        const only = variants[0]!;
+        const v = variants.length === 1 && only.varyNames === undefined ? only : selectVariant(variants, req.headers);
         if (v !== undefined && !v.noCache) {
           const age = v.initialAge + (Date.now() - v.responseTime) / 1000;
           if (age < v.lifetime) {
@@ -402,6 +402,46 @@ export function createGateway(opts: GatewayOptions): Gateway {
       return { ...counters, bytes: store.bytes };
     },
   };
+}
+
+const PLAIN = 0;
+const SLOW = 1;
+const CREDENTIALS = 2;
+
+/**
+ * One pass over rawHeaders instead of materialising `req.headers` on the hit path: finds
+ * credentials (never cached) and the fields that need the full RFC 9111 evaluation
+ * (request Cache-Control/Pragma, conditionals, Range).
+ */
+function scanRequest(raw: readonly string[]): typeof PLAIN | typeof SLOW | typeof CREDENTIALS {
+  let kind: typeof PLAIN | typeof SLOW = PLAIN;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    switch (name.length) {
+      case 6: {
+        const l = name.toLowerCase();
+        if (l === 'cookie') return CREDENTIALS;
+        if (l === 'pragma') kind = SLOW;
+        break;
+      }
+      case 13: {
+        const l = name.toLowerCase();
+        if (l === 'authorization') return CREDENTIALS;
+        if (l === 'cache-control' || l === 'if-none-match') kind = SLOW;
+        break;
+      }
+      case 14:
+        if (name.toLowerCase() === 'authentication') return CREDENTIALS;
+        break;
+      case 5:
+        if (name.toLowerCase() === 'range') kind = SLOW;
+        break;
+      case 17:
+        if (name.toLowerCase() === 'if-modified-since') kind = SLOW;
+        break;
+    }
+  }
+  return kind;
 }
 
 /** Response fields for the client: the origin's, plus this hop's Via, X-Cache and Cache-Status (RFC 9211). */

@@ -80,7 +80,6 @@ export class RouterCore {
     const parentParams = req.params;
     const parentUrl = req.baseUrl || '';
     const parentNext = req.next;
-    const method = req.method ?? 'GET';
     let options: string[] | undefined;
     let removed = '';
     let slashAdded = false;
@@ -130,6 +129,8 @@ export class RouterCore {
         ci = 0;
         while (ci < candidates.length && candidates[ci]!.index <= lastIndex) ci++;
       }
+      // Read per step: methodOverride() may change req.method between layers.
+      const method = req.method ?? 'GET';
       let layer: Layer | undefined;
       let params: Record<string, string | undefined> | undefined;
       let layerPath = '';

@@ -245,3 +245,21 @@ describe('article service', () => {
     assert.match(res.headers['x-roa-trace']!, /auth:basic:reader/);
   });
 });
+
+describe('article service: overridden POST', () => {
+  it('turns a form POST with _method=DELETE into a DELETE', async () => {
+    const svc = await startTestService();
+    try {
+      const editor = await svc.addUser('ed', 'editor');
+      await send(svc.base, 'PUT', '/articles/formy', { headers: { authorization: editor, 'content-type': 'application/xml' }, body: XML });
+      const res = await send(svc.base, 'POST', '/articles/formy', { headers: { authorization: editor, 'content-type': 'application/x-www-form-urlencoded' }, body: '_method=DELETE' });
+      assert.equal(res.status, 204);
+      assert.equal((await send(svc.base, 'GET', '/articles/formy')).status, 404);
+      const put = await send(svc.base, 'POST', '/articles/formz', { headers: { authorization: editor, 'content-type': 'application/x-www-form-urlencoded' }, body: '_method=PUT&title=Form&price[amount]=1.50&price[currency]=gbp' });
+      assert.equal(put.status, 201);
+      assert.equal(put.text, '<article><title>Form</title><price currency="gbp">1.50</price></article>');
+    } finally {
+      await svc.close();
+    }
+  });
+});

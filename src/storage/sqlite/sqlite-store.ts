@@ -174,7 +174,7 @@ export class SqliteStore implements Store {
   async removeUser(name: string): Promise<boolean> {
     // Clients go by ON DELETE CASCADE; tokens carry no foreign key, so they go explicitly.
     return this.run('remove user', () => this.s.tx(() => {
-      this.s.deleteTokensOfUser.run(name);
+      this.s.deleteTokensOfUser.run(name, name);
       return this.s.deleteUser.run(name).changes > 0;
     }).immediate());
   }
@@ -322,8 +322,8 @@ function prepare(db: Db) {
     listClients: st('SELECT client_id, secret_hash, user_name, scopes, created_at FROM oauth_clients ORDER BY client_id'),
     deleteClient: st('DELETE FROM oauth_clients WHERE client_id = ?'),
     deleteTokensOfClient: st('DELETE FROM oauth_tokens WHERE client_id = ?'),
-    deleteTokensOfUser: st(`DELETE FROM oauth_tokens WHERE user_name = ?1
-      OR client_id IN (SELECT client_id FROM oauth_clients WHERE user_name = ?1)`),
+    deleteTokensOfUser: st(`DELETE FROM oauth_tokens WHERE user_name = ?
+      OR client_id IN (SELECT client_id FROM oauth_clients WHERE user_name = ?)`),
     insertToken: st(`INSERT INTO oauth_tokens (hash, kind, client_id, user_name, scopes, family_id, expires_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
     tokenByHash: st(`SELECT hash, kind, client_id, user_name, scopes, family_id, expires_at, used_at, revoked

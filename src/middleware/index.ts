@@ -1,0 +1,9 @@
+/**
+ * @module middleware
+ * Opt-in middleware.
+ */
+export { json, type JsonOptions } from './json.js';
+export { urlencoded, type UrlencodedOptions } from './urlencoded.js';
+export { methodOverride, type MethodOverrideOptions } from './method-override.js';
+export { errorHandler, type ErrorHandlerOptions } from './error-handler.js';
+export { accessLog } from './access-log.js';

@@ -1,0 +1,38 @@
+/** @module storage/open-store Picks a Store adapter from a URL, loading only the driver that URL needs. */
+import type { Store } from './store.js';
+
+export interface OpenStoreOptions {
+  /** PostgreSQL only: schema for roa's tables, created if absent. */
+  schema?: string;
+}
+
+/**
+ * Opens, migrates and checks a store: `:memory:` or a file path (optionally `sqlite:` / `file:` prefixed) gives
+ * SQLite; `postgres://` or `postgresql://` gives PostgreSQL. An unreachable or unwritable database rejects with
+ * HttpError 503 `ROA_ERR_STORE_UNAVAILABLE` and a one-line message, so the CLI can fail fast.
+ * @example
+ *   const store = await openStore(process.env.DATABASE_URL ?? './data/roa.db');
+ */
+export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    // Dynamic imports keep `pg` unloaded for SQLite users and `better-sqlite3` (a native addon) for PostgreSQL users.
+    const { PostgresStore } = await import('./postgres/postgres-store.js');
+    return PostgresStore.open({ connectionString: url, ...(opts.schema === undefined ? {} : { schema: opts.schema }) });
+  }
+  const path = sqlitePath(url);
+  const { SqliteStore } = await import('./sqlite/sqlite-store.js');
+  // The constructor opens, migrates and prepares, so a returned store is known to work.
+  return new SqliteStore(path);
+}
+
+/** The SQLite file named by a URL; rejects other schemes rather than creating a file named "redis:/...". */
+function sqlitePath(url: string): string {
+  if (url === '') throw new TypeError('empty store URL: use :memory:, a file path, or postgres://...');
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined || url === ':memory:' || /^[a-z]:[\\/]/i.test(url)) return url;
+  if (scheme === 'sqlite' || scheme === 'file') {
+    const rest = url.slice(scheme.length + 1);
+    return rest.startsWith('//') ? decodeURIComponent(rest.slice(2)) : rest;
+  }
+  throw new TypeError(`unsupported store URL scheme "${scheme}:": use :memory:, a file path, or postgres://...`);
+}
