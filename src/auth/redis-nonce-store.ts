@@ -41,7 +41,9 @@ export class RedisNonceStore implements NonceStore {
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.close();
+    // A client still reconnecting has nothing to flush: destroy it rather than wait for a connection.
+    if (this.client.isReady) await this.client.close();
+    else if (this.client.isOpen) this.client.destroy();
   }
 
   private async ready(): Promise<void> {

@@ -1,0 +1,98 @@
+/** @module test/auth/nonce-stores */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { Socket } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { createClient } from 'redis';
+import { MemoryNonceStore } from '../../src/auth/memory-nonce-store.js';
+import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';
+import { createRedisNonceStore } from '../../src/auth/redis-nonce-store.js';
+import { StoreNonceStore } from '../../src/auth/store-nonce-store.js';
+import { skipReason } from '../helpers/services.js';
+import { MemoryAuthStore } from './memory-store.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function redisReachable(): Promise<boolean> {
+  const { hostname, port } = new URL(REDIS_URL);
+  return new Promise((resolve) => {
+    const s = new Socket();
+    s.setTimeout(500);
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+    s.once('timeout', () => (s.destroy(), resolve(false)));
+    s.connect(Number(port || 6379), hostname);
+  });
+}
+
+describe('MemoryNonceStore', () => {
+  it('accepts a nonce once, again after it expired', async () => {
+    let now = 0;
+    const m = new MemoryNonceStore({ now: () => now });
+    assert.equal(await m.consume('a', 1000), true);
+    assert.equal(await m.consume('a', 1000), false);
+    now = 1001;
+    assert.equal(await m.consume('a', 1000), true);
+  });
+  it('prunes expired entries when full, and refuses rather than evicting live ones', async () => {
+    let now = 0;
+    const m = new MemoryNonceStore({ maxEntries: 2, now: () => now });
+    await m.consume('a', 10);
+    await m.consume('b', 1000);
+    now = 20;
+    assert.equal(await m.consume('c', 1000), true);
+    assert.equal(m.size, 2);
+    await assert.rejects(m.consume('d', 1000), NonceStoreUnavailableError);
+  });
+});
+
+describe('StoreNonceStore', () => {
+  it('passes an absolute expiry to Store.consumeNonce', async () => {
+    const store = new MemoryAuthStore();
+    const n = new StoreNonceStore(store, () => 5000);
+    assert.equal(await n.consume('k', 1000), true);
+    assert.equal(store.nonces.get('k'), 6000);
+  });
+});
+
+describe('RedisNonceStore', { skip: skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
+  const prefix = `roa-test:${randomBytes(6).toString('hex')}:`;
+  const store = createRedisNonceStore(REDIS_URL, { prefix });
+  const admin = createClient({ url: REDIS_URL });
+  admin.on('error', () => {});
+
+  after(async () => {
+    await store.close();
+    if (!admin.isOpen) await admin.connect();
+    const keys = await admin.keys(prefix + '*');
+    if (keys.length > 0) await admin.del(keys);
+    await admin.close();
+  });
+
+  it('accepts a nonce once under its key prefix, with a TTL', async () => {
+    assert.equal(await store.consume('n1', 60_000), true);
+    assert.equal(await store.consume('n1', 60_000), false);
+    await admin.connect();
+    const ttl = await admin.pTTL(prefix + 'n1');
+    assert.ok(ttl > 0 && ttl <= 60_000, String(ttl));
+  });
+  it('lets exactly one of concurrent consumers win', async () => {
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.consume('race', 60_000)));
+    assert.equal(results.filter(Boolean).length, 1);
+  });
+  it('expires nonces', async () => {
+    assert.equal(await store.consume('short', 50), true);
+    await new Promise((r) => setTimeout(r, 120));
+    assert.equal(await store.consume('short', 50), true);
+  });
+});
+
+describe('RedisNonceStore without Redis', () => {
+  it('rejects quickly (fail closed) when Redis is unreachable', async () => {
+    const down = createRedisNonceStore('redis://127.0.0.1:1', { connectTimeoutMs: 200, commandTimeoutMs: 300 });
+    const t0 = Date.now();
+    await assert.rejects(down.consume('x', 1000), NonceStoreUnavailableError);
+    assert.ok(Date.now() - t0 < 2000);
+    await down.close().catch(() => {});
+  });
+});
