@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { clockTicks, cpuTicks, machine, processTicks } from './lib/proc.mjs';
 import { SATURATED_PCT, renderRuns, renderScenario, writeSection } from './lib/report.mjs';
-import { startServer } from './lib/server.mjs';
-import { runWrk, writeScript } from './lib/wrk.mjs';
+import { killServers, startServer } from './lib/server.mjs';
+import { killWrk, runWrk, writeScript } from './lib/wrk.mjs';
 
 /**
  * @typedef {{ name: string, cmd: string, args?: string[], env?: Record<string, string>, cwd?: string }} ServerDef
@@ -265,6 +265,21 @@ async function main() {
   const runs = [];
   const broken = new Map();
   let starvedRetries = 0;
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const saved = path.join(RESULTS_DIR, `${scenario.name}-${meta.started.replace(/:/g, '-')}.json`);
+  // Saved after every run, so an interrupted session still leaves something to merge with --from.
+  const save = () => writeFileSync(saved, JSON.stringify({ meta, runs }, null, 1));
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => {
+      killWrk();
+      killServers();
+      meta.loadAfter = machine().load;
+      meta.rounds = Math.max(0, ...runs.map((r) => r.round));
+      save();
+      console.error(`\ninterrupted: ${runs.length} runs saved in ${path.relative(process.cwd(), saved)}`);
+      process.exit(130);
+    });
+  }
   for (const req of requests) {
     for (let round = 1; round <= cfg.rounds; round++) {
       // Rotate the start of each round so slow drifts in machine load do not always hit the same server.
@@ -288,6 +303,7 @@ async function main() {
           if (starvedRetries === 3) console.log('  3 retried runs in a row stayed starved: machine busy, retries off');
         }
         runs.push(r);
+        save();
         if (r.startFailed) broken.set(server.name, r.error);
         const line = r.error
           ? `error: ${r.error.split('\n').slice(0, 3).join(' | ')}`
@@ -301,11 +317,8 @@ async function main() {
   }
   meta.loadAfter = machine().load;
 
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = meta.started.replace(/[:]/g, '-');
-  const json = JSON.stringify({ meta, runs }, null, 1);
-  writeFileSync(path.join(RESULTS_DIR, `${scenario.name}-${stamp}.json`), json);
-  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), json);
+  save();
+  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), JSON.stringify({ meta, runs }, null, 1));
   output(meta, runs);
 }
 

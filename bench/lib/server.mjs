@@ -2,6 +2,14 @@
 import { spawn } from 'node:child_process';
 
 const START_TIMEOUT_MS = 15_000;
+
+/** Servers still running, so an interrupted harness can stop them. */
+const live = new Set();
+
+/** SIGKILLs every server this process started and has not stopped yet. */
+export function killServers() {
+  for (const child of live) child.kill('SIGKILL');
+}
 const STOP_GRACE_MS = 2_000;
 
 /**
@@ -19,6 +27,8 @@ export function startServer(server, opts = {}) {
     env: { ...process.env, NODE_ENV: 'production', ...server.env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.on('exit', () => live.delete(child));
   let stderr = '';
   let stdout = '';
   // Keep draining both pipes for the server's whole life so it never blocks on a full pipe.

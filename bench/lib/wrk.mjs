@@ -6,6 +6,14 @@ import path from 'node:path';
 
 let scriptDir;
 
+/** wrk processes still running, so an interrupted harness can stop them. */
+const live = new Set();
+
+/** SIGKILLs every wrk this process started that is still running. */
+export function killWrk() {
+  for (const child of live) child.kill('SIGKILL');
+}
+
 /** A Lua string literal; bytes outside printable ASCII become \ddd escapes (Lua strings are bytes). */
 function luaString(s) {
   let out = '"';
@@ -73,6 +81,8 @@ export function runWrk(o) {
   const [cmd, argv] = o.cpu === undefined ? ['wrk', args] : ['taskset', ['-c', o.cpu, 'wrk', ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(child);
+    child.on('exit', () => live.delete(child));
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
