@@ -6,12 +6,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { formatStringToSign, NONCE_RE } from '../client/string-to-sign.js';
 import { HttpError } from '../errors/http-error.js';
+import { readRawBody } from '../http/body.js';
 import type { Request } from '../http/request.js';
 import type { Store } from '../storage/store.js';
 import { checkContentDigest, parseContentDigest, type ParsedDigest } from './content-digest-check.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
 import type { NonceStore } from './nonce-store.js';
-import { readRawBodyOnce, type ReadRawBody } from './raw-body.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
 import { openHmacSecret, type SecretBox } from './secret-box.js';
@@ -31,7 +31,8 @@ export interface HmacSchemeOptions {
   /** Largest body read to check a Content-Digest. Default 1 MiB. */
   bodyLimit?: number;
   safeEqual?: SafeEqual;
-  readBody?: ReadRawBody;
+  /** Reads the raw body (cached on req.rawBody for the body parsers); default http/body's readRawBody. */
+  readBody?: (req: Request, options: { limit: number }) => Promise<Buffer>;
   now?: () => number;
 }
 
@@ -96,7 +97,7 @@ export class HmacScheme implements AuthScheme {
       clockSkewMs: options.clockSkewMs ?? 10 * 60_000,
       bodyLimit: options.bodyLimit ?? 1024 * 1024,
       safeEqual: options.safeEqual ?? defaultSafeEqual,
-      readBody: options.readBody ?? readRawBodyOnce,
+      readBody: options.readBody ?? readRawBody,
       now: options.now ?? Date.now,
     };
     if (!(this.o.clockSkewMs > 0)) throw new Error('HmacScheme: clockSkewMs must be positive');
