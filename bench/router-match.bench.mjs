@@ -21,6 +21,9 @@ async function roaAdapter() {
   const dist = process.env.ROA_DIST ? pathToFileURL(process.env.ROA_DIST).href : '../dist/index.js';
   const { Router } = await import(dist);
   const router = new Router();
+  if (typeof router.lookup !== 'function') {
+    throw new Error('Router has no lookup(method, path) yet: adapt roaAdapter() at the top of router-match.bench.mjs');
+  }
   return {
     add: (method, p, handler) => router[method.toLowerCase()](p, handler),
     lookup: (method, p) => {
