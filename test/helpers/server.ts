@@ -4,7 +4,7 @@
  * length of one callback, and sends raw requests to it with node:http (no path normalisation).
  */
 import http, { type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 
 /** Something `withServer` can serve: a roa app (has `createServer`) or a plain request listener. */
 export type Servable = RequestListener | { createServer(options?: http.ServerOptions): Server };
@@ -79,4 +79,23 @@ export function json(res: SimpleResponse): unknown {
   } catch {
     throw new Error(`expected JSON, got ${res.status}: ${res.text.slice(0, 200)}`);
   }
+}
+
+/**
+ * Writes `head` (a whole request head with `Connection: close`, e.g. raw UTF-8 bytes in the target)
+ * and returns the status of the answer, or 0 when the connection closed without one.
+ */
+export function rawRequest(baseUrl: string, head: string | Buffer): Promise<number> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(Buffer.concat(chunks).toString('latin1'));
+      resolve(m ? Number(m[1]) : 0);
+    });
+    socket.end(head);
+  });
 }
