@@ -1,0 +1,115 @@
+/**
+ * @module auth/jwt-keys
+ * The signing key of JWT access tokens (RFC 9068), generated once and kept in a key file (mode 0600),
+ * plus issuing and verifying `at+jwt` tokens with jose.
+ */
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+
+export type JwtAlg = 'ES256' | 'EdDSA';
+export const DEFAULT_JWT_KEY_FILE = './data/jwt-signing-key.json';
+
+export interface JwtKeyOptions {
+  keyFile?: string;
+  /** Algorithm of a newly generated key. Default ES256. */
+  alg?: JwtAlg;
+}
+
+export interface AccessJwtClaims {
+  sub: string;
+  clientId: string;
+  scopes: string[];
+  jti: string;
+  expiresAt: Date;
+}
+
+/**
+ * Signs and verifies RFC 9068 access tokens with one asymmetric key.
+ * @example
+ *   const jwt = await JwtAccessTokens.load({ issuer: 'https://api.example/', audience: 'https://api.example/' });
+ *   app.get('/oauth/jwks.json', (req, res) => res.json(jwt.jwks()));
+ */
+export class JwtAccessTokens {
+  private constructor(
+    readonly issuer: string,
+    readonly audience: string,
+    readonly alg: JwtAlg,
+    readonly kid: string,
+    private readonly privateKey: CryptoKey,
+    private readonly publicKey: CryptoKey,
+    private readonly publicJwk: JWK,
+  ) {}
+
+  /** Loads the key file, creating it with a fresh key (mode 0600) on first start. */
+  static async load(options: JwtKeyOptions & { issuer: string; audience?: string }): Promise<JwtAccessTokens> {
+    const file = options.keyFile ?? DEFAULT_JWT_KEY_FILE;
+    let jwk: JWK;
+    try {
+      jwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;
+      if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
+        throw new Error(`JWT key file ${file} is readable by group or others; run \`chmod 600 ${file}\``);
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      jwk = await createKeyFile(file, options.alg ?? 'ES256');
+    }
+    const alg: JwtAlg = jwk.crv === 'Ed25519' ? 'EdDSA' : 'ES256';
+    const privateKey = (await importJWK(jwk, alg)) as CryptoKey;
+    const { d: _d, ...pub } = jwk;
+    const publicKey = (await importJWK(pub, alg)) as CryptoKey;
+    const kid = await calculateJwkThumbprint(pub);
+    const publicJwk: JWK = { ...pub, kid, alg, use: 'sig' };
+    return new JwtAccessTokens(options.issuer, options.audience ?? options.issuer, alg, kid, privateKey, publicKey, publicJwk);
+  }
+
+  /** The JWK Set to publish (RFC 7517 §5): the public key only. */
+  jwks(): { keys: JWK[] } {
+    return { keys: [{ ...this.publicJwk }] };
+  }
+
+  /** An RFC 9068 access token. */
+  sign(c: AccessJwtClaims): Promise<string> {
+    return new SignJWT({ client_id: c.clientId, scope: c.scopes.join(' ') })
+      .setProtectedHeader({ alg: this.alg, typ: 'at+jwt', kid: this.kid }) // RFC 9068 §2.1
+      .setIssuer(this.issuer)
+      .setAudience(this.audience)
+      .setSubject(c.sub)
+      .setJti(c.jti)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(c.expiresAt.getTime() / 1000))
+      .sign(this.privateKey);
+  }
+
+  /** The claims of a valid token (signature, typ, iss, aud, exp checked: RFC 9068 §4), else undefined. */
+  async verify(token: string): Promise<(JWTPayload & { client_id: string; scope: string; sub: string }) | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.publicKey, {
+        issuer: this.issuer,
+        audience: this.audience,
+        typ: 'at+jwt',
+        algorithms: [this.alg],
+        requiredClaims: ['exp', 'sub', 'client_id', 'jti', 'iat'],
+      });
+      if (typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') return undefined;
+      return { ...payload, client_id: payload.client_id, scope: typeof payload.scope === 'string' ? payload.scope : '', sub: payload.sub };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+async function createKeyFile(file: string, alg: JwtAlg): Promise<JWK> {
+  const { privateKey } = await generateKeyPair(alg, alg === 'EdDSA' ? { crv: 'Ed25519', extractable: true } : { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(file, JSON.stringify(jwk) + '\n', { flag: 'wx', mode: 0o600 });
+    chmodSync(file, 0o600);
+    return jwk;
+  } catch (err) {
+    // Another process created it first: use theirs, so every instance signs with one key.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return JSON.parse(readFileSync(file, 'utf8')) as JWK;
+  }
+}
