@@ -1,0 +1,91 @@
+/**
+ * @module auth/bearer
+ * Bearer tokens (RFC 6750): opaque tokens looked up by SHA-256 hash, or RFC 9068 JWTs.
+ */
+import { HttpError } from '../errors/http-error.js';
+import type { Request } from '../http/request.js';
+import type { Store } from '../storage/store.js';
+import type { JwtAccessTokens } from './jwt-keys.js';
+import type { AuthScheme, Caller } from './scheme.js';
+import { hashToken } from './tokens.js';
+
+export interface BearerSchemeOptions {
+  store: Pick<Store, 'getToken' | 'getUser' | 'getClient'>;
+  /** JWT mode: access tokens are RFC 9068 JWTs signed by this key. */
+  jwt?: JwtAccessTokens;
+  realm?: string;
+  now?: () => number;
+}
+
+// RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+const BEARER_RE = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * The Bearer scheme. Any token that is unknown, expired, revoked, of the wrong kind, or whose client or
+ * user was removed answers 401 `error="invalid_token"` (RFC 6750 §3.1).
+ * @example
+ *   new Authenticator([new BasicScheme({ store }), new BearerScheme({ store })]);
+ */
+export class BearerScheme implements AuthScheme {
+  readonly name = 'Bearer';
+  private readonly realm: string;
+  private readonly now: () => number;
+
+  constructor(private readonly options: BearerSchemeOptions) {
+    this.realm = options.realm ?? 'roa';
+    this.now = options.now ?? Date.now;
+  }
+
+  challenge(): string {
+    return `Bearer realm="${this.realm}"`;
+  }
+
+  matches(req: Request): boolean {
+    const h = req.headers.authorization;
+    return h !== undefined && /^bearer(?: |$)/i.test(h);
+  }
+
+  async authenticate(req: Request): Promise<Caller> {
+    const m = BEARER_RE.exec(req.headers.authorization ?? '');
+    // RFC 6750 §3.1: a malformed request is invalid_request, answered 400.
+    if (m === null) {
+      throw new HttpError(400, 'Malformed Bearer credentials', {
+        code: 'ROA_ERR_MALFORMED_CREDENTIALS',
+        headers: { 'WWW-Authenticate': `Bearer realm="${this.realm}", error="invalid_request"` },
+      });
+    }
+    const token = m[1]!;
+    const caller = this.options.jwt !== undefined && token.includes('.') ? await this.fromJwt(token) : await this.fromOpaque(token);
+    if (caller === undefined) throw this.invalidToken();
+    return caller;
+  }
+
+  private async fromOpaque(token: string): Promise<Caller | undefined> {
+    const rec = await this.options.store.getToken(hashToken(token));
+    if (rec === undefined || rec.kind !== 'access' || rec.revoked || rec.expiresAt.getTime() <= this.now()) return undefined;
+    return this.callerFor(rec.userName, rec.clientId, rec.scopes);
+  }
+
+  private async fromJwt(token: string): Promise<Caller | undefined> {
+    const claims = await this.options.jwt!.verify(token);
+    if (claims === undefined) return undefined;
+    // JWTs are also recorded by hash, so revocation (RFC 7009) and reuse detection reach them here;
+    // other resource servers may verify them statelessly with the JWKS.
+    const rec = await this.options.store.getToken(hashToken(token));
+    if (rec === undefined || rec.revoked) return undefined;
+    return this.callerFor(claims.sub, claims.client_id, claims.scope === '' ? [] : claims.scope.split(' '));
+  }
+
+  private async callerFor(userName: string, clientId: string, scopes: string[]): Promise<Caller | undefined> {
+    const [user, client] = await Promise.all([this.options.store.getUser(userName), this.options.store.getClient(clientId)]);
+    if (user === undefined || client === undefined) return undefined;
+    return { name: user.name, role: user.role, scopes: [...scopes], scheme: 'bearer', clientId };
+  }
+
+  private invalidToken(): HttpError {
+    return new HttpError(401, 'The access token is invalid or expired', {
+      code: 'ROA_ERR_INVALID_TOKEN',
+      headers: { 'WWW-Authenticate': `Bearer realm="${this.realm}", error="invalid_token"` },
+    });
+  }
+}
