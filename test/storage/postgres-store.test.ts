@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openStore } from '../../src/storage/open-store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { MIGRATIONS } from '../../src/storage/migrations.js';
 import { skipReason } from '../helpers/services.js';
@@ -87,6 +88,17 @@ describe('PostgresStore', { skip }, () => {
       assert.deepEqual(await stores[3]!.getArticleById(a.id), a);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it('is what openStore returns for postgres:// URLs', async () => {
+    const store = await openStore(PG_URL, { schema: `${RUN}_open` });
+    try {
+      assert.equal(store.kind, 'postgres');
+      assert.ok(store instanceof PostgresStore);
+      assert.equal(await store.consumeNonce('n', Date.now() + 1000), true);
+    } finally {
+      await store.close();
     }
   });
 

@@ -1,5 +1,5 @@
 /** @module storage/sqlite/sqlite-store The Store on SQLite (better-sqlite3): one synchronous connection, so each call is atomic. */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
@@ -83,7 +83,7 @@ export class SqliteStore implements Store {
     const memory = path === ':memory:' || path === '';
     let db: Db | undefined;
     try {
-      if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
+      if (!memory) makeParentDirs(path);
       db = new Database(path);
       // WAL lets readers proceed while one writer commits; in-memory databases ignore it.
       if (!memory) db.pragma('journal_mode = WAL');
@@ -283,6 +283,19 @@ export class SqliteStore implements Store {
       throw mapError(err, what);
     }
   }
+}
+
+/**
+ * Creates the missing directories above `path` one level at a time. Node's `mkdirSync(..., { recursive: true })`
+ * can spin forever on pseudo filesystems such as /proc, which would hang the CLI instead of reporting the path.
+ */
+function makeParentDirs(path: string): void {
+  const missing: string[] = [];
+  for (let dir = dirname(resolve(path)); !existsSync(dir); dir = dirname(dir)) {
+    if (dirname(dir) === dir) break;
+    missing.unshift(dir);
+  }
+  for (const dir of missing) mkdirSync(dir);
 }
 
 /** Applies pending migrations under an IMMEDIATE transaction, which serialises processes opening one file. */
