@@ -14,57 +14,164 @@ export interface Problem {
   title: string;
   status: number;
   detail?: string;
+  instance?: string;
   [extension: string]: unknown;
 }
 
 export interface ProblemOptions {
-  /** `production` never shows 5xx details; defaults to NODE_ENV or development. */
+  /** `production` never shows 5xx details or stacks; defaults to NODE_ENV, else development. */
   env?: string;
+  /** Add the stack as a `stack` member (never in production). Default false. */
+  stack?: boolean;
 }
 
-const PROBLEM_BASE = 'https://roa.dev/problems/';
+/** Where roa's own problem types live: `https://roa.dev/problems/body-too-large`. */
+export const PROBLEM_TYPE_BASE = 'https://roa.dev/problems/';
 
-/** The problem document for an error; 5xx details stay inside the process in production. */
-export function problemFromError(err: unknown, options: ProblemOptions = {}): Problem {
-  const production = (options.env ?? process.env.NODE_ENV ?? 'development') === 'production';
-  const status = statusOf(err);
-  const http = err instanceof HttpError ? err : undefined;
-  const code = http?.code ?? (status >= 500 ? 'ROA_ERR_INTERNAL' : `ROA_ERR_${status}`);
-  const problem: Problem = {
-    type: http?.type ?? PROBLEM_BASE + code.replace(/^ROA_ERR_/, '').toLowerCase().replace(/_/g, '-'),
-    title: STATUS_CODES[status] ?? 'Error',
-    status,
-  };
-  const expose = http ? http.expose : status < 500;
-  if (err instanceof Error && (expose || (!production && status < 500))) problem.detail = err.message;
-  if (http) {
-    for (const [k, v] of Object.entries(http.extensions)) {
-      if (!(k in problem)) problem[k] = v;
-    }
-  }
-  return problem;
-}
-
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!);
-
-function xmlValue(name: string, value: unknown): string {
-  if (Array.isArray(value)) return `<${name}>${value.map((v) => xmlValue('i', v)).join('')}</${name}>`;
-  if (value !== null && typeof value === 'object') {
-    return `<${name}>${Object.entries(value).map(([k, v]) => xmlValue(/^[A-Za-z_][\w.-]*$/.test(k) ? k : 'field', v)).join('')}</${name}>`;
-  }
-  return `<${name}>${escape(String(value))}</${name}>`;
-}
-
-/** RFC 9457 Appendix B: the problem as XML in the `urn:ietf:rfc:7807` namespace. */
-export function problemToXml(problem: Problem): string {
-  const members = Object.entries(problem).map(([k, v]) => xmlValue(/^[A-Za-z_][\w.-]*$/.test(k) ? k : 'extension', v)).join('');
-  return `<?xml version="1.0" encoding="UTF-8"?><problem xmlns="urn:ietf:rfc:7807">${members}</problem>`;
+/** One field's failure in a validation problem (`errors` member). */
+export interface FieldError {
+  field: string;
+  message: string;
 }
 
 /**
- * Writes an error as a problem response with its headers (Allow, WWW-Authenticate, ...).
- * Errors carry no Cache-Control: they are not representations a cache should keep.
+ * A 422 whose problem carries `errors: [{ field, message }]`.
+ * @example
+ *   throw validationError([{ field: 'title', message: 'is required' }])
+ */
+export function validationError(errors: FieldError[], message = 'The request body is not valid'): HttpError {
+  return new HttpError(422, message, { code: 'ROA_ERR_VALIDATION', extensions: { errors } });
+}
+
+export function isProduction(env: string | undefined): boolean {
+  return (env ?? process.env.NODE_ENV ?? 'development') === 'production';
+}
+
+/**
+ * The message a client may read: an exposed 4xx error's message; in production a 5xx (or an
+ * unexposed error) gets only the reason phrase. In development every message is shown.
+ */
+export function clientMessage(err: unknown, status: number, production: boolean): string {
+  const phrase = STATUS_CODES[status] ?? 'Error';
+  const message = err instanceof Error ? err.message : typeof err === 'string' ? err : phrase;
+  if (!production) return message;
+  return status < 500 && exposed(err, status) ? message : phrase;
+}
+
+function exposed(err: unknown, status: number): boolean {
+  const flag = err !== null && typeof err === 'object' ? (err as { expose?: unknown }).expose : undefined;
+  return typeof flag === 'boolean' ? flag : status < 500;
+}
+
+/** The headers an error asks for (`Allow`, `WWW-Authenticate`, `Retry-After`), string values only. */
+export function errorHeaders(err: unknown): Record<string, string> {
+  const headers = err !== null && typeof err === 'object' ? (err as { headers?: unknown }).headers : undefined;
+  const out: Record<string, string> = {};
+  if (headers === null || typeof headers !== 'object') return out;
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' || typeof value === 'number') out[name] = String(value);
+  }
+  return out;
+}
+
+/**
+ * The problem document for an error. `type` is stable per code: a roa code of its own gets
+ * `PROBLEM_TYPE_BASE + slug` (`ROA_ERR_BODY_TOO_LARGE` → `.../body-too-large`); an error that
+ * means no more than its status (the status's default code, or not an HttpError) gets
+ * `about:blank` (RFC 9457 §4.2.1). HttpErrors also carry their `code` as a member.
+ * @example
+ *   problemFromError(new HttpError(404)) // { type: 'about:blank', title: 'Not Found', status: 404, ... }
+ */
+export function problemFromError(err: unknown, options: ProblemOptions = {}): Problem {
+  const production = isProduction(options.env);
+  const status = statusOf(err);
+  const http = err instanceof HttpError ? err : undefined;
+  const problem: Problem = { type: http?.type ?? typeFor(http, status), title: STATUS_CODES[status] ?? 'Error', status };
+  const hidden = production && status >= 500;
+  if (!hidden && (exposed(err, status) || !production)) problem.detail = clientMessage(err, status, false);
+  if (http) problem.code = http.code;
+  // Extensions are built for clients, but in production a 5xx keeps everything but its status.
+  if (http && !hidden) {
+    for (const [k, v] of Object.entries(http.extensions)) {
+      // An explicit `detail` or `instance` wins over the message; the other members are fixed.
+      if (k === 'detail' || k === 'instance') {
+        if (typeof v === 'string') problem[k] = v;
+      } else if (!(k in problem)) {
+        problem[k] = v;
+      }
+    }
+  }
+  if (options.stack && !production && err instanceof Error && err.stack) problem.stack = err.stack;
+  return problem;
+}
+
+const defaultCodes = new Map<number, string>();
+
+function typeFor(http: HttpError | undefined, status: number): string {
+  if (!http) return 'about:blank';
+  let plain = defaultCodes.get(status);
+  if (plain === undefined) defaultCodes.set(status, (plain = new HttpError(status).code));
+  if (http.code === plain) return 'about:blank';
+  return PROBLEM_TYPE_BASE + http.code.replace(/^ROA_ERR_/, '').toLowerCase().replace(/_/g, '-');
+}
+
+// XML 1.0 §2.2: these characters cannot appear in a document at all, not even as references.
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/** Escapes text for XML content or attribute values; characters XML forbids become U+FFFD. */
+export function escapeXml(text: string): string {
+  return text.replace(XML_INVALID, '\uFFFD').replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!);
+}
+
+// An NCName without a colon; names starting with `xml` are reserved (XML 1.0 §2.3).
+const XML_NAME = /^(?!xml)[A-Za-z_][\w.-]*$/i;
+
+function xmlMember(name: string, value: unknown): string {
+  if (value === undefined || value === null || typeof value === 'function') return '';
+  // Appendix B: array items are `i` elements.
+  if (Array.isArray(value)) return `<${name}>${value.map((v) => xmlMember('i', v)).join('')}</${name}>`;
+  if (typeof value === 'object') {
+    const inner = Object.entries(value).map(([k, v]) => (XML_NAME.test(k) ? xmlMember(k, v) : '')).join('');
+    return `<${name}>${inner}</${name}>`;
+  }
+  return `<${name}>${escapeXml(String(value))}</${name}>`;
+}
+
+/**
+ * RFC 9457 Appendix B: the problem as XML in the `urn:ietf:rfc:7807` namespace. Members whose
+ * names are not XML names are left out (RFC 9457 §3.2 asks extension names to be such names).
+ */
+export function problemToXml(problem: Problem): string {
+  const members = Object.entries(problem).map(([k, v]) => (XML_NAME.test(k) ? xmlMember(k, v) : '')).join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<problem xmlns="urn:ietf:rfc:7807">${members}</problem>\n`;
+}
+
+// Headers of the representation the handler was about to send; they do not describe an error.
+const REPRESENTATION_HEADERS = ['Content-Encoding', 'Content-Language', 'Content-Location', 'Content-Range', 'Content-Disposition', 'ETag', 'Last-Modified', 'Expires', 'Cache-Control'];
+
+/**
+ * Readies `res` for an error answer: status, the error's headers, no leftover representation
+ * headers, and `Cache-Control: no-store` unless the error sets its own. A handler may already
+ * have set `public, max-age=...` for the success case; a cache must not keep the error under it.
+ */
+export function prepareErrorResponse(res: Response, status: number, err: unknown): void {
+  res.statusCode = status;
+  for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
+  for (const [name, value] of Object.entries(errorHeaders(err))) res.setHeader(name, value);
+  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+}
+
+const OFFERS = ['application/problem+json', 'application/json', 'application/problem+xml', 'application/xml'];
+
+/**
+ * Writes an error as a problem response: JSON unless the client's Accept ranks XML above JSON
+ * (an Accept naming neither still gets JSON: an error is never answered with 406). The body is
+ * left out for HEAD. When headers are already sent the answer cannot change, so the socket is
+ * destroyed and the client sees a truncated response rather than a seemingly complete one.
+ * @example
+ *   app.use((err, req, res, next) => sendProblem(req, res, err, { env: 'production' }))
  */
 export function sendProblem(req: Request, res: Response, err: unknown, options: ProblemOptions = {}): void {
   if (res.headersSent) {
@@ -72,19 +179,11 @@ export function sendProblem(req: Request, res: Response, err: unknown, options: 
     return;
   }
   const problem = problemFromError(err, options);
-  const wantsXml = negotiate(req.headers.accept, ['application/json', 'application/xml']) === 'application/xml'
-    && req.headers.accept !== undefined && !/^\s*\*\/\*\s*$/.test(req.headers.accept);
-  const body = wantsXml ? problemToXml(problem) : JSON.stringify(problem);
-  res.statusCode = problem.status;
-  res.removeHeader('Cache-Control');
-  res.removeHeader('ETag');
-  res.removeHeader('Last-Modified');
-  if (err instanceof HttpError) {
-    for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-  } else if (err !== null && typeof err === 'object' && 'headers' in err && typeof (err as { headers: unknown }).headers === 'object') {
-    for (const [name, value] of Object.entries((err as { headers: Record<string, string> }).headers ?? {})) res.setHeader(name, value);
-  }
-  res.setHeader('Content-Type', wantsXml ? 'application/problem+xml; charset=utf-8' : 'application/problem+json; charset=utf-8');
+  const xml = negotiate(req.headers.accept, OFFERS)?.endsWith('xml') === true;
+  const body = xml ? problemToXml(problem) : JSON.stringify(problem);
+  prepareErrorResponse(res, problem.status, err);
+  res.vary('Accept');
+  res.setHeader('Content-Type', xml ? 'application/problem+xml; charset=utf-8' : 'application/problem+json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   if (req.method === 'HEAD') res.end();
   else res.end(body);

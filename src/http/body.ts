@@ -7,83 +7,132 @@ import { HttpError } from '../errors/http-error.js';
 import type { Request } from './request.js';
 
 export interface ReadBodyOptions {
-  /** Largest body accepted, in bytes (default 100 KiB). */
-  limit?: number;
-  /** Longest time to receive the body, in ms (default 30 s) → 408. */
+  /** Largest body accepted, in bytes or as `100kb` (default 100 KiB) → 413. */
+  limit?: number | string;
+  /** Longest time to receive the whole body, in ms (default 30 s) → 408. */
   timeoutMs?: number;
 }
 
 export const DEFAULT_BODY_LIMIT = 100 * 1024;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
-/** `100kb`, `1mb`, `512` → bytes. */
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/**
+ * `100kb`, `1mb`, `512`, `512b` → bytes (binary units, as body-parser's `bytes`). Throws a
+ * TypeError for anything else, so a bad limit fails when the middleware is created.
+ * @example
+ *   parseByteLimit('100kb') // 102400
+ */
 export function parseByteLimit(value: number | string): number {
-  if (typeof value === 'number') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) throw new TypeError(`roa: invalid byte limit ${value}`);
+    return Math.floor(value);
+  }
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
-  if (!m) throw new TypeError(`roa: invalid byte limit '${value}'`);
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const scale = unit === 'gb' ? 1024 ** 3 : unit === 'mb' ? 1024 ** 2 : unit === 'kb' ? 1024 : 1;
-  return Math.floor(Number(m[1]) * scale);
+  if (!m) throw new TypeError(`roa: invalid byte limit '${value}' (use a number or e.g. '100kb', '1mb')`);
+  return Math.floor(Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]!);
 }
 
-/** Reads (or returns the cached) raw body. 413 over the limit, 400 when aborted or short, 415 when encoded. */
+/** True when the request has a body to read (RFC 9112 §6.3: Transfer-Encoding or Content-Length). */
+export function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+}
+
+// Concurrent readers (a parser and the HMAC scheme, say) share one read rather than racing for chunks.
+const pending = new WeakMap<Request, Promise<Buffer>>();
+
+/**
+ * Reads the whole body (or returns the bytes already read, from `req.rawBody`).
+ * Rejects with an HttpError: 413 over the limit (checked on Content-Length before reading and
+ * while streaming), 400 when the client aborts or sends fewer bytes than declared, 408 when the
+ * body is too slow, 415 for a Content-Encoding other than identity.
+ * @example
+ *   const bytes = await readRawBody(req, { limit: '1mb' })
+ */
 export function readRawBody(req: Request, options: ReadBodyOptions = {}): Promise<Buffer> {
   if (req.rawBody !== undefined) return Promise.resolve(req.rawBody);
-  const limit = options.limit ?? DEFAULT_BODY_LIMIT;
-  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (encoding !== 'identity') {
-    // Bodies are not inflated: a compressed body could expand far past the limit.
-    return Promise.reject(new HttpError(415, `Unsupported Content-Encoding ${encoding}`, { code: 'ROA_ERR_UNSUPPORTED_ENCODING' }));
+  const inFlight = pending.get(req);
+  if (inFlight) return inFlight;
+  let read: Promise<Buffer>;
+  try {
+    read = startRead(req, options);
+  } catch (err) {
+    return Promise.reject(err);
   }
+  pending.set(req, read);
+  const forget = (): void => {
+    pending.delete(req);
+  };
+  read.then(forget, forget);
+  return read;
+}
+
+function startRead(req: Request, options: ReadBodyOptions): Promise<Buffer> {
+  const limit = parseByteLimit(options.limit ?? DEFAULT_BODY_LIMIT);
+  assertIdentityEncoding(req.headers['content-encoding']);
   const declared = req.headers['content-length'];
   const expected = declared === undefined ? undefined : Number(declared);
-  if (expected !== undefined && expected > limit) {
-    return Promise.reject(tooLarge(limit));
-  }
-  if (expected === 0 || (expected === undefined && req.headers['transfer-encoding'] === undefined)) {
+  // Refuse before reading a byte; node discards the unread body once the response is sent.
+  if (expected !== undefined && expected > limit) throw tooLarge(limit);
+  if (expected === 0 || !hasBody(req)) {
     req.rawBody = Buffer.alloc(0);
     return Promise.resolve(req.rawBody);
+  }
+  if (req.readableEnded) {
+    throw new HttpError(500, 'The request body was already consumed without http/body', { code: 'ROA_ERR_BODY_CONSUMED' });
   }
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    let finished = false;
-    const timer = setTimeout(() => fail(new HttpError(408, 'The request body took too long to arrive', { code: 'ROA_ERR_BODY_TIMEOUT' })), options.timeoutMs ?? 30_000);
+    let settled = false;
+    const timer = setTimeout(() => {
+      // RFC 9110 §15.5.9: a server sending 408 ought to close the connection.
+      fail(new HttpError(408, 'The request body took too long to arrive', { code: 'ROA_ERR_BODY_TIMEOUT', headers: { Connection: 'close' } }), false);
+    }, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+    timer.unref();
     const cleanup = (): void => {
-      finished = true;
+      settled = true;
       clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('aborted', onAborted);
-      req.off('error', onError);
+      req.off('close', onClose);
+      req.off('error', onAborted);
     };
-    const fail = (err: HttpError): void => {
-      if (finished) return;
+    const fail = (err: HttpError, drain: boolean): void => {
+      if (settled) return;
       cleanup();
-      // Stop buffering; drain the rest so the response can still be written.
-      req.resume();
+      // Nothing more is buffered. Draining (not storing) the rest keeps the connection usable and
+      // lets the client read the answer instead of seeing a reset mid-upload, as finalhandler does.
+      if (drain) req.resume();
+      else req.pause();
       reject(err);
     };
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
-      if (received > limit) fail(tooLarge(limit));
+      if (received > limit) fail(tooLarge(limit), true);
       else chunks.push(chunk);
     };
     const onEnd = (): void => {
-      if (finished) return;
+      if (settled) return;
       if (expected !== undefined && received !== expected) {
-        fail(new HttpError(400, 'The body is shorter than its Content-Length', { code: 'ROA_ERR_BODY_LENGTH' }));
+        fail(new HttpError(400, `The body has ${received} bytes but Content-Length says ${expected}`, { code: 'ROA_ERR_BODY_LENGTH_MISMATCH' }), false);
         return;
       }
       cleanup();
       req.rawBody = Buffer.concat(chunks, received);
       resolve(req.rawBody);
     };
-    const onAborted = (): void => fail(new HttpError(400, 'The request was aborted', { code: 'ROA_ERR_REQUEST_ABORTED' }));
-    const onError = (): void => fail(new HttpError(400, 'The request body could not be read', { code: 'ROA_ERR_REQUEST_ABORTED' }));
+    const onAborted = (): void => fail(new HttpError(400, 'The request was aborted before its body was complete', { code: 'ROA_ERR_REQUEST_ABORTED' }), false);
+    const onClose = (): void => {
+      if (!req.complete) onAborted();
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('aborted', onAborted);
-    req.on('error', onError);
+    req.on('close', onClose);
+    req.on('error', onAborted);
   });
 }
 
@@ -91,16 +140,51 @@ function tooLarge(limit: number): HttpError {
   return new HttpError(413, `The body exceeds the limit of ${limit} bytes`, { code: 'ROA_ERR_BODY_TOO_LARGE', extensions: { limit } });
 }
 
-/** The charset parameter of a Content-Type (lower-cased), or undefined. */
-export function charsetOf(contentType: string | undefined): string | undefined {
-  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
-  return m?.[1]?.toLowerCase();
+/**
+ * Only `identity` bodies are read: roa does not inflate gzip/deflate/br, because a small compressed
+ * body can expand far past the limit. RFC 9110 §15.5.16: 415 with Accept-Encoding naming what works.
+ */
+export function assertIdentityEncoding(header: string | undefined): void {
+  if (header === undefined) return;
+  for (const coding of header.split(',')) {
+    const c = coding.trim().toLowerCase();
+    if (c !== '' && c !== 'identity') {
+      throw new HttpError(415, `Unsupported Content-Encoding ${c}; send the body uncompressed`, {
+        code: 'ROA_ERR_UNSUPPORTED_ENCODING',
+        headers: { 'Accept-Encoding': 'identity' },
+      });
+    }
+  }
 }
 
-/** Text bodies are read as UTF-8; anything else is refused (415) rather than misread. */
+/** The charset parameter of a Content-Type (lower-cased, unquoted), or undefined. */
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(contentType ?? '');
+  const value = m?.[1] ?? m?.[2];
+  return value?.toLowerCase();
+}
+
+const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii']);
+
+/**
+ * Text bodies are read as UTF-8 (US-ASCII is a subset); any other charset is refused with 415
+ * rather than silently misread. A missing charset means UTF-8 (RFC 8259 §8.1 for JSON).
+ */
 export function assertUtf8(contentType: string | undefined): void {
   const charset = charsetOf(contentType);
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
+  if (charset !== undefined && !UTF8_NAMES.has(charset)) {
     throw new HttpError(415, `Unsupported charset ${charset}; use utf-8`, { code: 'ROA_ERR_UNSUPPORTED_CHARSET' });
+  }
+}
+
+// fatal: invalid bytes are an error, not U+FFFD; the BOM is dropped (RFC 8259 §8.1 allows ignoring it).
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes a body as UTF-8; malformed byte sequences → 400 `ROA_ERR_INVALID_UTF8`. */
+export function decodeUtf8(bytes: Buffer): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new HttpError(400, 'The body is not valid UTF-8', { code: 'ROA_ERR_INVALID_UTF8' });
   }
 }

@@ -1,44 +1,87 @@
 /**
  * @module middleware/body-parser
  * The shared shape of json() and urlencoded(): match the content type, read the body bounded,
- * parse, hand every failure to the error chain.
+ * decode it as UTF-8, parse, and hand every failure to the error chain.
  */
 import { HttpError } from '../errors/http-error.js';
-import { assertUtf8, parseByteLimit, readRawBody } from '../http/body.js';
+import { assertUtf8, decodeUtf8, hasBody, parseByteLimit, readRawBody } from '../http/body.js';
 import { mediaTypeOf } from '../http/mime.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 
-const PARSED = Symbol('roa.bodyParsed');
+// Set once a parser filled req.body, so a second parser (or the same one mounted twice) skips,
+// as body-parser's `req._body` does. A WeakSet keeps the flag off the Request's own fields.
+const parsed = new WeakSet<Request>();
+
+/** True once json() or urlencoded() has parsed this request's body. */
+export function isBodyParsed(req: Request): boolean {
+  return parsed.has(req);
+}
+
+/** Which requests a parser reads: media types (`application/json`, `+json`, `application/*`), or a predicate. */
+export type TypeOption = string | readonly string[] | ((mediaType: string, req: Request) => boolean);
 
 export interface BodyParserOptions {
   /** Largest body (bytes or `100kb`), default 100 KiB → 413. */
   limit?: number | string;
-  /** Media types this parser reads, or a predicate. */
-  type?: string | string[] | ((mediaType: string) => boolean);
+  /** Media types this parser reads, or a predicate on the bare media type. */
+  type?: TypeOption;
+  /** Longest time to receive the body in ms (default 30 s) → 408. */
+  timeoutMs?: number;
 }
 
+type Matcher = (mediaType: string, req: Request) => boolean;
+
+/** Compiles a `type` option once; a malformed media type fails here, at registration. */
+export function typeMatcher(type: TypeOption, name: string): Matcher {
+  if (typeof type === 'function') return type;
+  const list = (typeof type === 'string' ? [type] : [...type]).map((t) => t.trim().toLowerCase());
+  if (list.length === 0) throw new TypeError(`roa: ${name}({ type }) needs at least one media type`);
+  const tests = list.map((t): ((m: string) => boolean) => {
+    if (t[0] === '+') return (m) => m.endsWith(t);
+    if (!/^[\w.+-]+\/[\w.+*-]+$/.test(t) && t !== '*/*') {
+      throw new TypeError(`roa: ${name}({ type }) got '${t}', not a media type like 'application/json' or '+json'`);
+    }
+    if (t === '*/*') return () => true;
+    if (t.endsWith('/*')) return (m) => m.startsWith(t.slice(0, -1));
+    const star = t.indexOf('*');
+    // `application/*+json`: any subtype with that suffix.
+    if (star !== -1) return (m) => m.startsWith(t.slice(0, star)) && m.endsWith(t.slice(star + 1));
+    return (m) => m === t;
+  });
+  return (m) => tests.some((test) => test(m));
+}
+
+/**
+ * Builds a parser middleware: `parse` turns the decoded text into `req.body`; an HttpError it
+ * throws goes to the error chain as is, any other throw becomes 400 `ROA_ERR_MALFORMED_BODY`.
+ */
 export function bodyParser(
+  name: string,
   options: BodyParserOptions,
-  defaultType: (mediaType: string) => boolean,
+  defaultType: TypeOption,
   parse: (text: string, req: Request) => unknown,
 ) {
   const limit = parseByteLimit(options.limit ?? '100kb');
-  const matches = typeof options.type === 'function'
-    ? options.type
-    : options.type === undefined
-      ? defaultType
-      : ((types: string[]) => (m: string) => types.includes(m))(([] as string[]).concat(options.type).map((t) => t.toLowerCase()));
+  const timeoutMs = options.timeoutMs;
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new TypeError(`roa: ${name}({ timeoutMs }) must be a positive number of milliseconds`);
+  }
+  const matches = typeMatcher(options.type ?? defaultType, name);
   return (req: Request, _res: Response, next: NextFunction): void => {
-    const r = req as Request & { [PARSED]?: boolean };
-    if (r[PARSED]) {
+    if (parsed.has(req)) {
       next();
       return;
     }
-    // Express 4: req.body is {} when no parser claimed the request.
+    // Express 4: req.body is {} wherever a parser is mounted, even when it did not parse.
     if (req.body === undefined) req.body = {};
+    // A GET or HEAD without a body (no Content-Length, no Transfer-Encoding) has nothing to read.
+    if (!hasBody(req)) {
+      next();
+      return;
+    }
     const type = mediaTypeOf(req.headers['content-type']);
-    if (type === '' || !matches(type)) {
+    if (type === '' || !matches(type, req)) {
       next();
       return;
     }
@@ -48,18 +91,17 @@ export function bodyParser(
       next(err);
       return;
     }
-    readRawBody(req, { limit }).then(
-      (raw) => {
-        r[PARSED] = true;
-        try {
-          req.body = raw.length === 0 ? {} : parse(raw.toString('utf8'), req);
-        } catch (err) {
-          next(err instanceof HttpError ? err : new HttpError(400, (err as Error).message, { code: 'ROA_ERR_MALFORMED_BODY' }));
-          return;
-        }
-        next();
-      },
-      next,
-    );
+    readRawBody(req, { limit, timeoutMs }).then((raw) => {
+      let body: unknown;
+      try {
+        body = raw.length === 0 ? {} : parse(decodeUtf8(raw), req);
+      } catch (err) {
+        next(err instanceof HttpError ? err : new HttpError(400, 'The body could not be parsed', { code: 'ROA_ERR_MALFORMED_BODY', cause: err }));
+        return;
+      }
+      req.body = body;
+      parsed.add(req);
+      next();
+    }, next);
   };
 }

@@ -4,57 +4,86 @@
  * an HTML page, JSON or text, as the client prefers. In production no stack leaves the process.
  */
 import { STATUS_CODES } from 'node:http';
-import { HttpError, statusOf } from '../errors/http-error.js';
+import { statusOf } from '../errors/http-error.js';
+import { clientMessage, isProduction, prepareErrorResponse } from '../errors/problem.js';
 import { negotiate } from '../http/accepts.js';
-import type { NextFunction, Request } from '../http/request.js';
+import { pathnameOf, type NextFunction, type Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 
 export interface ErrorHandlerOptions {
-  /** `production` hides stacks (default NODE_ENV or development). */
+  /** `production` hides stacks and 5xx messages (default: NODE_ENV, else development). */
   env?: string;
-  /** Where to log (default console.error). Request headers are never logged: they carry credentials. */
-  log?: (err: unknown, message: string) => void;
+  /**
+   * Where to log, given the error and a line `GET /path -> 500` (default: console.error with the
+   * stack); `false` logs nothing. Headers and the query string are never part of the line: they
+   * carry credentials (Authorization, cookies, `?access_token=`, RFC 6750 §2.3).
+   */
+  log?: ((err: unknown, message: string) => void) | false;
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+/** Escapes text for HTML content and quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}
+
+function defaultLog(err: unknown, message: string): void {
+  console.error(`${message}\n${err instanceof Error ? err.stack ?? String(err) : String(err)}`);
+}
+
+// A browser, `*/*` and a missing Accept all get the page; API clients asking for JSON get JSON.
+const OFFERS = ['text/html', 'application/json', 'text/plain'];
 
 /**
+ * An error handler (four parameters) to mount last. Status from `err.status`/`err.statusCode`
+ * (4xx/5xx, else 500) plus the error's headers (Allow, WWW-Authenticate, ...).
+ * - development: the message and the HTML-escaped stack (HTML page, `{ error: { message, stack } }`
+ *   JSON, or plain text);
+ * - production: no stack; an exposed 4xx shows its message, anything else its reason phrase.
+ * When headers are already sent the error goes on to `next(err)`, whose final handler closes the
+ * connection.
  * @example
- *   app.use(errorHandler())   // last, after routes
+ *   app.use(errorHandler({ env: app.get('env') as string }))   // after the routes
  */
 export function errorHandler(options: ErrorHandlerOptions = {}) {
-  const log = options.log ?? ((err: unknown) => console.error(err instanceof Error ? err.stack : err));
+  const log = options.log === false ? undefined : options.log ?? defaultLog;
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
-    const production = (options.env ?? process.env.NODE_ENV ?? 'development') === 'production';
-    log(err, `${req.method} ${(req.originalUrl || req.url || '').split('?')[0]}`);
+    const production = isProduction(options.env);
+    const status = statusOf(err);
+    log?.(err, `${req.originalMethod ?? req.method} ${pathnameOf(req.originalUrl || req.url || '/')} -> ${status}`);
     if (res.headersSent) {
       next(err);
       return;
     }
-    const status = statusOf(err);
-    const exposed = err instanceof HttpError ? err.expose : status < 500;
-    const message = err instanceof Error && (exposed || !production) ? err.message : STATUS_CODES[status] ?? 'Error';
-    const stack = !production && err instanceof Error ? err.stack ?? message : undefined;
-    res.statusCode = status;
-    if (err instanceof HttpError) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-    const accept = req.headers.accept ?? '*/*';
-    const type = negotiate(accept, ['text/html', 'application/json', 'text/plain']);
+    const message = clientMessage(err, status, production);
+    const stack = production ? undefined : err instanceof Error ? err.stack ?? message : message;
+    prepareErrorResponse(res, status, err);
+    res.vary('Accept');
+    const type = negotiate(req.headers.accept, OFFERS);
     let body: string;
     if (type === 'text/html') {
       res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${status} ${escapeHtml(STATUS_CODES[status] ?? 'Error')}</title></head>`
-        + `<body><h1>${status} ${escapeHtml(message)}</h1>${stack ? `<pre>${escapeHtml(stack)}</pre>` : ''}</body></html>`;
+      // The page has no script or style of its own; forbid any the error text might smuggle in.
+      res.setHeader('Content-Security-Policy', "default-src 'none'");
+      body = htmlPage(status, message, stack);
     } else if (type === 'application/json') {
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      body = JSON.stringify({ error: stack ? { message, stack } : { message } });
+      body = JSON.stringify({ error: stack === undefined ? { message } : { message, stack } });
     } else {
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-      body = stack ?? message;
+      body = `${status} ${message}\n${stack === undefined ? '' : `\n${stack}\n`}`;
     }
     res.setHeader('Content-Length', Buffer.byteLength(body));
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     if (req.method === 'HEAD') res.end();
     else res.end(body);
   };
+}
+
+function htmlPage(status: number, message: string, stack: string | undefined): string {
+  const title = `${status} ${escapeHtml(STATUS_CODES[status] ?? 'Error')}`;
+  return '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>' + title + '</title></head>\n'
+    + `<body>\n<h1>${title}</h1>\n<p>${escapeHtml(message)}</p>\n`
+    + (stack === undefined ? '' : `<pre>${escapeHtml(stack)}</pre>\n`)
+    + '</body>\n</html>\n';
 }
