@@ -1,0 +1,174 @@
+/**
+ * @module auth/oauth-router
+ * The OAuth 2.0 HTTP endpoints: token (RFC 6749), revocation (RFC 7009), introspection (RFC 7662),
+ * authorization server metadata (RFC 8414) and, in JWT mode, the JWK Set.
+ */
+import { HttpError } from '../errors/http-error.js';
+import { readRawBody } from '../http/body.js';
+import type { Request } from '../http/request.js';
+import type { Response } from '../http/response.js';
+import { Router } from '../router/router.js';
+import type { OAuthClient } from '../storage/store.js';
+import { parseBasic } from './basic.js';
+import { invalidRequest, OAuthError } from './oauth-errors.js';
+import { OAuthTokenService, type ClientCredentials, type OAuthOptions } from './oauth-token.js';
+
+export type OAuthRouterOptions = OAuthOptions & { realm?: string };
+
+const FORM_LIMIT = 16 * 1024;
+// RFC 6749 §5.1 / §5.2: token responses and their errors must not be cached.
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/**
+ * The OAuth endpoints as a roa Router, to mount at the root: `app.use(createOAuthRouter({ store, issuer }))`.
+ * @example
+ *   const oauth = createOAuthRouter({ store, issuer: 'https://api.example', passwordGrant: false });
+ *   app.use(oauth);
+ */
+export function createOAuthRouter(options: OAuthRouterOptions | OAuthTokenService): Router {
+  const service = options instanceof OAuthTokenService ? options : new OAuthTokenService(options);
+  const realm = options instanceof OAuthTokenService ? 'roa' : options.realm ?? 'roa';
+  const h = oauthHandlers(service, realm);
+  const router = Router();
+  router.post('/oauth/token', h.token);
+  router.post('/oauth/revoke', h.revoke);
+  router.post('/oauth/introspect', h.introspect);
+  router.get('/.well-known/oauth-authorization-server', h.metadata);
+  if (service.jwt !== undefined) router.get('/oauth/jwks.json', h.jwks);
+  return router;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+/** The endpoint handlers as plain `(req, res)` functions (what the router mounts). */
+export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record<'token' | 'revoke' | 'introspect' | 'metadata' | 'jwks', Handler> {
+  const endpoint = (fn: (params: URLSearchParams, client: OAuthClient, res: Response) => Promise<void>): Handler => {
+    return async (req, res) => {
+      let usedBasic = req.headers.authorization !== undefined;
+      try {
+        const params = await readForm(req);
+        const creds = clientCredentials(req, params);
+        usedBasic = creds.method === 'client_secret_basic';
+        const client = await service.authenticateClient(creds);
+        await fn(params, client, res);
+      } catch (err) {
+        sendError(res, err, usedBasic, realm);
+      }
+    };
+  };
+  return {
+    token: endpoint(async (params, client, res) => {
+      const body = await service.token(params, client);
+      res.status(200).set(NO_STORE).json(body);
+    }),
+    revoke: endpoint(async (params, client, res) => {
+      await service.revoke(params, client);
+      res.status(200).set(NO_STORE).end();
+    }),
+    introspect: endpoint(async (params, _client, res) => {
+      res.status(200).set(NO_STORE).json(await service.introspect(params));
+    }),
+    metadata: async (_req, res) => {
+      res.status(200).set('Cache-Control', 'max-age=300').json(metadata(service));
+    },
+    jwks: async (_req, res) => {
+      if (service.jwt === undefined) throw new HttpError(404);
+      res.status(200).set('Cache-Control', 'max-age=300').type('application/jwk-set+json').json(service.jwt.jwks());
+    },
+  };
+}
+
+/** RFC 8414 §2 metadata. */
+export function metadata(service: OAuthTokenService): Record<string, unknown> {
+  const at = (path: string) => new URL(path, service.issuer).href;
+  const auth = ['client_secret_basic', 'client_secret_post'];
+  return {
+    issuer: service.issuer,
+    token_endpoint: at('/oauth/token'),
+    revocation_endpoint: at('/oauth/revoke'),
+    introspection_endpoint: at('/oauth/introspect'),
+    ...(service.jwt !== undefined ? { jwks_uri: at('/oauth/jwks.json') } : {}),
+    grant_types_supported: service.grantTypes(),
+    // No authorization endpoint, so no response types (RFC 8414 §2 lists the member as required).
+    response_types_supported: [],
+    scopes_supported: [...service.scopesSupported],
+    token_endpoint_auth_methods_supported: auth,
+    revocation_endpoint_auth_methods_supported: auth,
+    introspection_endpoint_auth_methods_supported: auth,
+  };
+}
+
+/** The form body (RFC 6749 §3.2: application/x-www-form-urlencoded, no repeated parameters). */
+async function readForm(req: Request): Promise<URLSearchParams> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw invalidRequest('The body must be application/x-www-form-urlencoded');
+  let raw: Buffer;
+  try {
+    raw = await readRawBody(req, { limit: FORM_LIMIT });
+  } catch (err) {
+    if (err instanceof HttpError && err.status < 500) throw invalidRequest(err.message);
+    throw err;
+  }
+  const params = new URLSearchParams(raw.toString('utf8'));
+  const seen = new Set<string>();
+  for (const key of params.keys()) {
+    if (seen.has(key)) throw invalidRequest(`Parameter "${key}" is repeated`);
+    seen.add(key);
+  }
+  return params;
+}
+
+/** RFC 6749 §2.3.1: HTTP Basic or client_id/client_secret in the body, never both. */
+function clientCredentials(req: Request, params: URLSearchParams): ClientCredentials {
+  const header = req.headers.authorization;
+  const inBody = params.has('client_secret');
+  if (header !== undefined) {
+    if (inBody) throw invalidRequest('Use one client authentication method, not both');
+    let basic;
+    try {
+      basic = parseBasic(header);
+    } catch {
+      throw new OAuthError('invalid_client', 'Malformed Basic client credentials', 401);
+    }
+    if (basic === undefined) throw new OAuthError('invalid_client', 'Client authentication must use HTTP Basic', 401);
+    // RFC 6749 §2.3.1: client_id and secret are form-urlencoded before Basic encoding.
+    const clientId = formDecode(basic.userId);
+    const clientSecret = formDecode(basic.password);
+    const bodyId = params.get('client_id');
+    if (bodyId !== null && bodyId !== clientId) throw invalidRequest('client_id does not match the authenticated client');
+    return { clientId, clientSecret, method: 'client_secret_basic' };
+  }
+  const clientId = params.get('client_id');
+  const clientSecret = params.get('client_secret');
+  if (clientId === null || clientSecret === null) {
+    // No credentials at all: 401 with the challenge tells the client how to authenticate (RFC 9110 §15.5.2).
+    throw new OAuthError('invalid_client', 'Client authentication required', 401, { 'WWW-Authenticate': 'Basic' });
+  }
+  return { clientId, clientSecret, method: 'client_secret_post' };
+}
+
+function formDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    throw new OAuthError('invalid_client', 'Malformed Basic client credentials', 401);
+  }
+}
+
+function sendError(res: Response, err: unknown, usedBasic: boolean, realm: string): void {
+  if (!(err instanceof OAuthError)) {
+    const status = err instanceof HttpError ? err.status : 500;
+    const error = status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';
+    const description = status >= 500 ? 'The server could not handle the request' : (err as Error).message;
+    res.status(status).set(NO_STORE).json({ error, error_description: description });
+    return;
+  }
+  const headers: Record<string, string> = { ...NO_STORE, ...err.headers };
+  let status = err.status;
+  if (err.error === 'invalid_client' && status === 401) {
+    // RFC 6749 §5.2: 401 with a challenge when the client tried Basic; a failed body authentication is a 400.
+    if (usedBasic || headers['WWW-Authenticate'] !== undefined) headers['WWW-Authenticate'] = `Basic realm="${realm}"`;
+    else status = 400;
+  }
+  res.status(status).set(headers).json({ error: err.error, error_description: err.description });
+}

@@ -1,0 +1,265 @@
+/**
+ * @module auth/oauth-token
+ * The OAuth 2.0 token service (RFC 6749): client authentication, the client_credentials, password and
+ * refresh_token grants with rotation and reuse detection, revocation (RFC 7009), introspection (RFC 7662).
+ * HTTP lives in `oauth-router.ts`; this module sees parameters, not requests.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { OAuthClient, Store, TokenRecord } from '../storage/store.js';
+import type { JwtAccessTokens } from './jwt-keys.js';
+import { OAuthError, invalidRequest } from './oauth-errors.js';
+import { dummyPasswordHash, verifyPassword } from './passwords.js';
+import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
+import { parseScope, SCOPES } from './scopes.js';
+import { FailureThrottle } from './throttle.js';
+import { generateToken, hashToken, verifyClientSecret } from './tokens.js';
+
+export type OAuthStore = Pick<
+  Store,
+  'getUser' | 'getClient' | 'saveToken' | 'getToken' | 'useRefreshToken' | 'revokeToken' | 'revokeFamily'
+>;
+
+export interface OAuthOptions {
+  store: OAuthStore;
+  /** Issuer identifier (RFC 8414 §2): an http(s) URL without path, query or fragment. */
+  issuer: string;
+  /** Default 15 minutes. */
+  accessTokenTtlMs?: number;
+  /** Default 30 days. */
+  refreshTokenTtlMs?: number;
+  /** Enable the resource owner password grant (RFC 6749 §4.3). Default true. */
+  passwordGrant?: boolean;
+  /** When set, only these (first-party) clients may use the password grant; others get unauthorized_client. */
+  passwordGrantClients?: string[];
+  /** JWT mode: access tokens are RFC 9068 JWTs. */
+  jwt?: JwtAccessTokens;
+  scopesSupported?: readonly string[];
+  /** Failed client-secret and password attempts; default 10 per minute per client id / user name. */
+  throttle?: FailureThrottle;
+  safeEqual?: SafeEqual;
+  now?: () => number;
+}
+
+/** How the client presented its credentials (RFC 6749 §2.3.1). */
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  method: 'client_secret_basic' | 'client_secret_post';
+}
+
+/** RFC 6749 §5.1. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+/** Thrown instead of an OAuthError when failures exceeded the throttle: HTTP 429 + Retry-After. */
+export class ThrottledError extends OAuthError {
+  constructor(error: 'invalid_client' | 'invalid_grant', readonly retryAfter: number) {
+    super(error, 'Too many failed attempts; retry later', 429, { 'Retry-After': String(retryAfter) });
+  }
+}
+
+/**
+ * The token service behind `/oauth/token`, `/oauth/revoke` and `/oauth/introspect`.
+ * @example
+ *   const oauth = new OAuthTokenService({ store, issuer: 'https://api.example' });
+ *   const client = await oauth.authenticateClient(creds);
+ *   const tokens = await oauth.token(new URLSearchParams('grant_type=client_credentials'), client);
+ */
+export class OAuthTokenService {
+  readonly issuer: string;
+  readonly jwt: JwtAccessTokens | undefined;
+  readonly passwordGrant: boolean;
+  readonly scopesSupported: readonly string[];
+  private readonly store: OAuthStore;
+  private readonly accessTtl: number;
+  private readonly refreshTtl: number;
+  private readonly passwordClients: Set<string> | undefined;
+  private readonly throttle: FailureThrottle;
+  private readonly equal: SafeEqual;
+  private readonly now: () => number;
+
+  constructor(o: OAuthOptions) {
+    const u = new URL(o.issuer);
+    if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.pathname !== '/' || u.search !== '' || u.hash !== '') {
+      throw new Error(`OAuth issuer must be an http(s) URL without path, query or fragment: ${o.issuer}`);
+    }
+    this.issuer = o.issuer;
+    this.store = o.store;
+    this.jwt = o.jwt;
+    this.accessTtl = o.accessTokenTtlMs ?? 15 * 60_000;
+    this.refreshTtl = o.refreshTokenTtlMs ?? 30 * 24 * 3600_000;
+    this.passwordGrant = o.passwordGrant ?? true;
+    this.passwordClients = o.passwordGrantClients === undefined ? undefined : new Set(o.passwordGrantClients);
+    this.scopesSupported = o.scopesSupported ?? SCOPES;
+    this.throttle = o.throttle ?? new FailureThrottle();
+    this.equal = o.safeEqual ?? defaultSafeEqual;
+    this.now = o.now ?? Date.now;
+    if (!(this.accessTtl > 0) || !(this.refreshTtl > 0)) throw new Error('OAuth token lifetimes must be positive');
+  }
+
+  grantTypes(): string[] {
+    return ['client_credentials', ...(this.passwordGrant ? ['password'] : []), 'refresh_token'];
+  }
+
+  /** The client, or invalid_client (401; the router adds the Basic challenge) / 429 when throttled. */
+  async authenticateClient(creds: ClientCredentials): Promise<OAuthClient> {
+    const key = 'client:' + creds.clientId;
+    const wait = this.throttle.retryAfter(key);
+    if (wait > 0) throw new ThrottledError('invalid_client', wait);
+    const client = await this.store.getClient(creds.clientId);
+    // Unknown clients compare against a dummy hash too, so both failures cost the same.
+    const ok = await verifyClientSecret(creds.clientSecret, client?.secretHash ?? DUMMY_CLIENT_HASH, this.equal);
+    if (!ok || client === undefined) {
+      this.throttle.fail(key);
+      throw new OAuthError('invalid_client', 'Client authentication failed', 401);
+    }
+    this.throttle.reset(key);
+    return client;
+  }
+
+  /** POST /oauth/token for an authenticated client. */
+  async token(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
+    const grantType = params.get('grant_type');
+    if (grantType === null || grantType === '') throw invalidRequest('grant_type is required');
+    switch (grantType) {
+      case 'client_credentials':
+        return this.clientCredentials(params, client);
+      case 'password':
+        if (!this.passwordGrant) throw new OAuthError('unsupported_grant_type', 'The password grant is disabled');
+        return this.passwordGrantFor(params, client);
+      case 'refresh_token':
+        return this.refresh(params, client);
+      default:
+        throw new OAuthError('unsupported_grant_type', `Unsupported grant_type "${grantType}"`);
+    }
+  }
+
+  /** RFC 7009 §2: revokes a token issued to this client; unknown tokens and other clients' tokens are ignored. */
+  async revoke(params: URLSearchParams, client: OAuthClient): Promise<void> {
+    const token = params.get('token');
+    if (token === null || token === '') throw invalidRequest('token is required');
+    const rec = await this.store.getToken(hashToken(token));
+    if (rec === undefined || rec.clientId !== client.clientId) return;
+    // A refresh token carries its whole grant: revoking it revokes the family, access tokens included.
+    if (rec.kind === 'refresh') await this.store.revokeFamily(rec.familyId);
+    else await this.store.revokeToken(rec.hash);
+  }
+
+  /** RFC 7662 §2.2: the token's state; `{ active: false }` for anything not currently valid. */
+  async introspect(params: URLSearchParams): Promise<Record<string, unknown>> {
+    const token = params.get('token');
+    if (token === null || token === '') throw invalidRequest('token is required');
+    const rec = await this.store.getToken(hashToken(token));
+    if (rec === undefined || !(await this.isActive(rec))) return { active: false };
+    return {
+      active: true,
+      scope: rec.scopes.join(' '),
+      client_id: rec.clientId,
+      username: rec.userName,
+      sub: rec.userName,
+      exp: Math.floor(rec.expiresAt.getTime() / 1000),
+      iss: this.issuer,
+      ...(rec.kind === 'access' ? { token_type: 'Bearer' } : {}),
+    };
+  }
+
+  private async isActive(rec: TokenRecord): Promise<boolean> {
+    if (rec.revoked || rec.expiresAt.getTime() <= this.now()) return false;
+    if (rec.kind === 'refresh' && rec.usedAt !== null) return false;
+    const [user, client] = await Promise.all([this.store.getUser(rec.userName), this.store.getClient(rec.clientId)]);
+    return user !== undefined && client !== undefined;
+  }
+
+  private async clientCredentials(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
+    const scopes = this.grantedScopes(params, client.scopes);
+    const user = await this.store.getUser(client.userName);
+    if (user === undefined) throw new OAuthError('unauthorized_client', "The client's user no longer exists");
+    // RFC 6749 §4.4.3: no refresh token for client_credentials.
+    return this.issue(client, user.name, scopes, randomUUID(), false);
+  }
+
+  private async passwordGrantFor(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
+    if (this.passwordClients !== undefined && !this.passwordClients.has(client.clientId)) {
+      throw new OAuthError('unauthorized_client', 'This client may not use the password grant');
+    }
+    const username = params.get('username');
+    const password = params.get('password');
+    if (username === null || username === '' || password === null) throw invalidRequest('username and password are required');
+    const scopes = this.grantedScopes(params, client.scopes);
+    const key = 'user:' + username;
+    const wait = this.throttle.retryAfter(key);
+    if (wait > 0) throw new ThrottledError('invalid_grant', wait);
+    const user = await this.store.getUser(username);
+    const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()), this.equal);
+    if (!ok || user === undefined) {
+      this.throttle.fail(key);
+      throw new OAuthError('invalid_grant', 'Invalid username or password');
+    }
+    this.throttle.reset(key);
+    return this.issue(client, user.name, scopes, randomUUID(), true);
+  }
+
+  private async refresh(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
+    const token = params.get('refresh_token');
+    if (token === null || token === '') throw invalidRequest('refresh_token is required');
+    const rec = await this.store.getToken(hashToken(token));
+    // RFC 6749 §6 / §10.4: the token must be a live refresh token bound to this very client.
+    if (rec === undefined || rec.kind !== 'refresh' || rec.clientId !== client.clientId || rec.revoked || rec.expiresAt.getTime() <= this.now()) {
+      throw new OAuthError('invalid_grant', 'Invalid refresh token');
+    }
+    // The scope may narrow (RFC 6749 §6) and never exceeds what the client is registered for today.
+    const allowed = rec.scopes.filter((s) => client.scopes.includes(s));
+    const scopes = params.has('scope') ? this.grantedScopes(params, allowed) : allowed;
+    const used = await this.store.useRefreshToken(rec.hash);
+    if (used === 'reused') {
+      // Rotation (OAuth 2.0 Security BCP, RFC 9700 §4.14.2): a used refresh token coming back means it
+      // leaked; revoke the whole family so neither the thief nor the client keeps access.
+      await this.store.revokeFamily(rec.familyId);
+      throw new OAuthError('invalid_grant', 'Refresh token reuse detected; the grant is revoked');
+    }
+    if (used !== 'ok') throw new OAuthError('invalid_grant', 'Invalid refresh token');
+    const user = await this.store.getUser(rec.userName);
+    if (user === undefined) throw new OAuthError('invalid_grant', 'The user no longer exists');
+    return this.issue(client, user.name, scopes, rec.familyId, true);
+  }
+
+  private grantedScopes(params: URLSearchParams, allowed: readonly string[]): string[] {
+    const raw = params.get('scope');
+    if (raw === null) return [...allowed];
+    const requested = parseScope(raw);
+    if (requested === undefined) throw new OAuthError('invalid_scope', 'Malformed scope');
+    const extra = requested.filter((s) => !allowed.includes(s));
+    if (extra.length > 0) throw new OAuthError('invalid_scope', `Scope not allowed for this client: ${extra.join(' ')}`);
+    return requested;
+  }
+
+  private async issue(client: OAuthClient, userName: string, scopes: string[], familyId: string, withRefresh: boolean): Promise<TokenResponse> {
+    const now = this.now();
+    const accessExpires = new Date(now + this.accessTtl);
+    const access =
+      this.jwt === undefined
+        ? generateToken()
+        : await this.jwt.sign({ sub: userName, clientId: client.clientId, scopes, jti: randomBytes(16).toString('base64url'), expiresAt: accessExpires });
+    const base = { clientId: client.clientId, userName, scopes, familyId };
+    await this.store.saveToken({ ...base, hash: hashToken(access), kind: 'access', expiresAt: accessExpires });
+    const response: TokenResponse = {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: Math.floor(this.accessTtl / 1000),
+      scope: scopes.join(' '),
+    };
+    if (withRefresh) {
+      const refresh = generateToken();
+      await this.store.saveToken({ ...base, hash: hashToken(refresh), kind: 'refresh', expiresAt: new Date(now + this.refreshTtl) });
+      response.refresh_token = refresh;
+    }
+    return response;
+  }
+}
+
+const DUMMY_CLIENT_HASH = 'sha256$' + randomBytes(32).toString('base64url');
