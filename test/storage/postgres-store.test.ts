@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore } from '../../src/storage/open-store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { describeTarget } from '../../src/storage/postgres/postgres-errors.js';
 import { MIGRATIONS } from '../../src/storage/migrations.js';
 import { skipReason } from '../helpers/services.js';
 import { storeContract } from './store.cases.js';
@@ -40,7 +41,7 @@ async function dropSchemas(prefix = RUN): Promise<void> {
   }
 }
 
-const skip = skipReason(await reachable(), `PostgreSQL not reachable at ${PG_URL} (set ROA_TEST_PG_URL)`);
+const skip = skipReason(await reachable(), `PostgreSQL not reachable at ${describeTarget(PG_URL)} (set ROA_TEST_PG_URL)`);
 
 storeContract('PostgresStore', async () => {
   const schema = `${RUN}_contract`;

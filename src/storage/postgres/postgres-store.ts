@@ -1,7 +1,7 @@
 /** @module storage/postgres/postgres-store The Store on PostgreSQL (pg Pool); row locks and ON CONFLICT make each write atomic. */
 import pg from 'pg';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { conditionHolds, joinScopes, splitScopes } from '../conditions.js';
+import { conditionHolds, joinScopes } from '../conditions.js';
 import { contentEtag } from '../etag.js';
 import { migrationsTableSql, pendingMigrations, POSTGRES_DIALECT } from '../migrations.js';
 import { clientExists, storeFailure, userExists, userNotFound } from '../store-errors.js';
@@ -9,6 +9,10 @@ import type {
   Article, ArticleInput, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
 } from '../store.js';
 import { describeTarget, mapPgError } from './postgres-errors.js';
+import type { ArticleRow, ClientRow, TokenRow, UserRow } from './postgres-rows.js';
+import {
+  ARTICLE_COLUMNS, CLIENT_COLUMNS, TOKEN_COLUMNS, toArticle, toClient, toToken, toUser, USER_COLUMNS,
+} from './postgres-rows.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:pass@host:port/db` */
@@ -21,46 +25,11 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
 }
 
-interface ArticleRow {
-  id: string; slug: string | null; title: string; amount: string; currency: string;
-  owner: string; etag: string; created_at: Date; updated_at: Date;
-}
-interface UserRow { name: string; role: Role; password_hash: string; hmac_secret: string | null; created_at: Date }
-interface ClientRow { client_id: string; secret_hash: string; user_name: string; scopes: string; created_at: Date }
-interface TokenRow {
-  hash: string; kind: 'access' | 'refresh'; client_id: string; user_name: string; scopes: string;
-  family_id: string; expires_at: Date; used_at: Date | null; revoked: boolean;
-}
-
-const ARTICLE_COLUMNS = 'id, slug, title, amount, currency, owner, etag, created_at, updated_at';
-const USER_COLUMNS = 'name, role, password_hash, hmac_secret, created_at';
-const CLIENT_COLUMNS = 'client_id, secret_hash, user_name, scopes, created_at';
-const TOKEN_COLUMNS = 'hash, kind, client_id, user_name, scopes, family_id, expires_at, used_at, revoked';
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** Nonce consumption prunes expired rows at most this often per store. */
 const PRUNE_INTERVAL_MS = 60_000;
 /** A PUT that loses an insert race re-reads the winner's row; a concurrent DELETE may need another round. */
 const PUT_ATTEMPTS = 5;
-
-function toArticle(r: ArticleRow): Article {
-  return {
-    // BIGINT arrives as text; ids stay far below 2^53.
-    id: Number(r.id), slug: r.slug, title: r.title, price: { amount: r.amount, currency: r.currency },
-    owner: r.owner, etag: r.etag, createdAt: r.created_at, updatedAt: r.updated_at,
-  };
-}
-function toUser(r: UserRow): User {
-  return { name: r.name, role: r.role, passwordHash: r.password_hash, hmacSecret: r.hmac_secret, createdAt: r.created_at };
-}
-function toClient(r: ClientRow): OAuthClient {
-  return { clientId: r.client_id, secretHash: r.secret_hash, userName: r.user_name, scopes: splitScopes(r.scopes), createdAt: r.created_at };
-}
-function toToken(r: TokenRow): TokenRecord {
-  return {
-    hash: r.hash, kind: r.kind, clientId: r.client_id, userName: r.user_name, scopes: splitScopes(r.scopes),
-    familyId: r.family_id, expiresAt: r.expires_at, usedAt: r.used_at, revoked: r.revoked,
-  };
-}
 
 function quoteIdent(name: string): string {
   return `"${name}"`;

@@ -2,14 +2,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Database as Db, Statement } from 'better-sqlite3';
-import { conditionHolds, joinScopes, splitScopes } from '../conditions.js';
+import type { Database as Db } from 'better-sqlite3';
+import { conditionHolds, joinScopes } from '../conditions.js';
 import { contentEtag } from '../etag.js';
 import { migrationsTableSql, pendingMigrations, SQLITE_DIALECT } from '../migrations.js';
 import { clientExists, storeFailure, storeUnavailable, userExists, userNotFound } from '../store-errors.js';
 import type {
   Article, ArticleInput, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
 } from '../store.js';
+import type { ArticleRow, ClientRow, TokenRow, UserRow } from './sqlite-rows.js';
+import { toArticle, toClient, toToken, toUser } from './sqlite-rows.js';
+import { prepareStatements } from './sqlite-statements.js';
 import { HttpError } from '../../errors/http-error.js';
 
 export interface SqliteStoreOptions {
@@ -17,40 +20,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-interface ArticleRow {
-  id: number; slug: string | null; title: string; amount: string; currency: string;
-  owner: string; etag: string; created_at: number; updated_at: number;
-}
-interface UserRow { name: string; role: Role; password_hash: string; hmac_secret: string | null; created_at: number }
-interface ClientRow { client_id: string; secret_hash: string; user_name: string; scopes: string; created_at: number }
-interface TokenRow {
-  hash: string; kind: 'access' | 'refresh'; client_id: string; user_name: string; scopes: string;
-  family_id: string; expires_at: number; used_at: number | null; revoked: number;
-}
-
-const ARTICLE_COLUMNS = 'id, slug, title, amount, currency, owner, etag, created_at, updated_at';
 /** Nonce consumption prunes expired rows at most this often. */
 const PRUNE_INTERVAL_MS = 60_000;
-
-function toArticle(r: ArticleRow): Article {
-  return {
-    id: r.id, slug: r.slug, title: r.title, price: { amount: r.amount, currency: r.currency },
-    owner: r.owner, etag: r.etag, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
-  };
-}
-function toUser(r: UserRow): User {
-  return { name: r.name, role: r.role, passwordHash: r.password_hash, hmacSecret: r.hmac_secret, createdAt: new Date(r.created_at) };
-}
-function toClient(r: ClientRow): OAuthClient {
-  return { clientId: r.client_id, secretHash: r.secret_hash, userName: r.user_name, scopes: splitScopes(r.scopes), createdAt: new Date(r.created_at) };
-}
-function toToken(r: TokenRow): TokenRecord {
-  return {
-    hash: r.hash, kind: r.kind, clientId: r.client_id, userName: r.user_name, scopes: splitScopes(r.scopes),
-    familyId: r.family_id, expiresAt: new Date(r.expires_at), usedAt: r.used_at === null ? null : new Date(r.used_at),
-    revoked: r.revoked !== 0,
-  };
-}
 
 /** Turns a better-sqlite3 error into a roa error; roa errors pass through untouched. */
 function mapError(err: unknown, what: string): Error {
@@ -75,7 +46,7 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly path: string;
   private readonly db: Db;
-  private readonly s: ReturnType<typeof prepare>;
+  private readonly s: ReturnType<typeof prepareStatements>;
   private lastPrune = 0;
 
   constructor(path: string, opts: SqliteStoreOptions = {}) {
@@ -93,7 +64,7 @@ export class SqliteStore implements Store {
       if (!memory) db.pragma('synchronous = NORMAL');
       migrate(db);
       this.db = db;
-      this.s = prepare(db);
+      this.s = prepareStatements(db);
     } catch (err) {
       db?.close();
       const reason = err instanceof Error ? err.message : String(err);
@@ -309,45 +280,4 @@ function migrate(db: Db): void {
       record.run(m.id, m.name, Date.now());
     }
   }).immediate();
-}
-
-/** Every statement the store runs, prepared once per connection. */
-function prepare(db: Db) {
-  const st = (sql: string): Statement => db.prepare(sql);
-  return {
-    tx: <T>(fn: () => T) => db.transaction(fn),
-    articleById: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id = ?`),
-    articleBySlug: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE slug = ?`),
-    listArticles: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id > ? ORDER BY id LIMIT ?`),
-    insertArticle: st(`INSERT INTO articles (slug, title, amount, currency, owner, etag, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-    updateArticle: st('UPDATE articles SET title = ?, amount = ?, currency = ?, etag = ?, updated_at = ? WHERE id = ?'),
-    deleteArticle: st('DELETE FROM articles WHERE id = ?'),
-    insertUser: st(`INSERT INTO users (name, role, password_hash, hmac_secret, created_at) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (name) DO NOTHING`),
-    userByName: st('SELECT name, role, password_hash, hmac_secret, created_at FROM users WHERE name = ?'),
-    listUsers: st('SELECT name, role, password_hash, hmac_secret, created_at FROM users ORDER BY name'),
-    deleteUser: st('DELETE FROM users WHERE name = ?'),
-    setHmacSecret: st('UPDATE users SET hmac_secret = ? WHERE name = ?'),
-    insertClient: st(`INSERT INTO oauth_clients (client_id, secret_hash, user_name, scopes, created_at) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (client_id) DO NOTHING`),
-    clientById: st('SELECT client_id, secret_hash, user_name, scopes, created_at FROM oauth_clients WHERE client_id = ?'),
-    listClients: st('SELECT client_id, secret_hash, user_name, scopes, created_at FROM oauth_clients ORDER BY client_id'),
-    deleteClient: st('DELETE FROM oauth_clients WHERE client_id = ?'),
-    deleteTokensOfClient: st('DELETE FROM oauth_tokens WHERE client_id = ?'),
-    deleteTokensOfUser: st(`DELETE FROM oauth_tokens WHERE user_name = ?
-      OR client_id IN (SELECT client_id FROM oauth_clients WHERE user_name = ?)`),
-    insertToken: st(`INSERT INTO oauth_tokens (hash, kind, client_id, user_name, scopes, family_id, expires_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?)`),
-    tokenByHash: st(`SELECT hash, kind, client_id, user_name, scopes, family_id, expires_at, used_at, revoked
-      FROM oauth_tokens WHERE hash = ?`),
-    markRefreshUsed: st(`UPDATE oauth_tokens SET used_at = ?
-      WHERE hash = ? AND kind = 'refresh' AND used_at IS NULL AND revoked = 0`),
-    refreshExists: st(`SELECT 1 FROM oauth_tokens WHERE hash = ? AND kind = 'refresh'`),
-    revokeToken: st('UPDATE oauth_tokens SET revoked = 1 WHERE hash = ?'),
-    revokeFamily: st('UPDATE oauth_tokens SET revoked = 1 WHERE family_id = ? AND revoked = 0'),
-    pruneNonces: st('DELETE FROM nonces WHERE expires_at <= ?'),
-    upsertNonce: st(`INSERT INTO nonces (key, expires_at) VALUES (?, ?)
-      ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ?`),
-  };
 }
