@@ -62,7 +62,7 @@ function malformed(detail: string, cause?: unknown): HttpError {
 export function describeSyntaxError(err: unknown, text: string): string {
   const message = err instanceof Error ? err.message : String(err);
   const position = /at position (\d+)/.exec(message);
-  let reason = message.replace(/, ".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, '').replace(/ at position \d+.*$/s, '');
+  let reason = message.replace(/, (?:\.\.\.)?".*is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, '').replace(/ at position \d+.*$/s, '');
   if (reason.length > 80) reason = reason.slice(0, 80) + '…';
   if (!position) return `Malformed JSON: ${reason}`;
   const offset = Number(position[1]);

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { HttpError } from '../../src/errors/http-error.js';
+import { assertUtf8, charsetOf, decodeUtf8, parseByteLimit, readRawBody } from '../../src/http/body.js';
+import { Request } from '../../src/http/request.js';
+import { raw, send, serve, type Served } from '../middleware/harness.js';
+
+/** A Request fed by hand, for what a real HTTP parser never produces (a short body that ends). */
+function fakeRequest(headers: Record<string, string>): Request {
+  const req = new Request(new Socket());
+  req.headers = headers;
+  return req;
+}
+
+describe('parseByteLimit()', () => {
+  it('reads numbers and b/kb/mb/gb strings in binary units', () => {
+    assert.equal(parseByteLimit(512), 512);
+    assert.equal(parseByteLimit('512'), 512);
+    assert.equal(parseByteLimit('10b'), 10);
+    assert.equal(parseByteLimit('100kb'), 102_400);
+    assert.equal(parseByteLimit('1.5MB'), 1_572_864);
+    assert.equal(parseByteLimit('1gb'), 1024 ** 3);
+  });
+
+  it('throws a TypeError for anything else', () => {
+    for (const bad of ['lots', '10 tb', '-1kb', ''] as const) assert.throws(() => parseByteLimit(bad), TypeError);
+    assert.throws(() => parseByteLimit(-1), TypeError);
+    assert.throws(() => parseByteLimit(Number.NaN), TypeError);
+  });
+});
+
+describe('charset helpers', () => {
+  it('reads the charset parameter, quoted or not, lower-cased', () => {
+    assert.equal(charsetOf('text/plain; Charset="UTF-8"'), 'utf-8');
+    assert.equal(charsetOf('application/json;charset=latin1'), 'latin1');
+    assert.equal(charsetOf('application/json'), undefined);
+  });
+
+  it('accepts utf-8, us-ascii and no charset; refuses others with 415 ROA_ERR_UNSUPPORTED_CHARSET', () => {
+    for (const ok of ['application/json', 'application/json; charset=utf-8', 'text/plain; charset=US-ASCII']) assertUtf8(ok);
+    assert.throws(() => assertUtf8('application/json; charset=iso-8859-1'), (e: HttpError) => e.status === 415 && e.code === 'ROA_ERR_UNSUPPORTED_CHARSET');
+  });
+
+  it('decodes UTF-8, drops a BOM, and refuses malformed bytes with 400', () => {
+    assert.equal(decodeUtf8(Buffer.from('\uFEFFé€')), 'é€');
+    assert.throws(() => decodeUtf8(Buffer.from([0x7b, 0xff, 0x7d])), (e: HttpError) => e.status === 400 && e.code === 'ROA_ERR_INVALID_UTF8');
+  });
+});
+
+describe('readRawBody() on a hand-fed request', () => {
+  it('answers 400 when the body ends short of its Content-Length', async () => {
+    const req = fakeRequest({ 'content-length': '10' });
+    const read = readRawBody(req);
+    req.push(Buffer.from('abc'));
+    req.push(null);
+    await assert.rejects(read, (e: HttpError) => e.status === 400 && e.code === 'ROA_ERR_BODY_LENGTH_MISMATCH');
+  });
+
+  it('shares one read between concurrent callers and caches the bytes on req.rawBody', async () => {
+    const req = fakeRequest({ 'transfer-encoding': 'chunked' });
+    const a = readRawBody(req);
+    const b = readRawBody(req);
+    assert.equal(a, b);
+    req.push(Buffer.from('hello'));
+    req.push(null);
+    const bytes = await a;
+    assert.equal(bytes.toString(), 'hello');
+    assert.equal(req.rawBody, bytes);
+    assert.equal(await readRawBody(req), bytes);
+  });
+
+  it('gives an empty buffer when there is no body (no Content-Length, no Transfer-Encoding)', async () => {
+    assert.equal((await readRawBody(fakeRequest({}))).length, 0);
+  });
+
+  it('rejects a bad limit instead of throwing synchronously', async () => {
+    await assert.rejects(readRawBody(fakeRequest({ 'content-length': '1' }), { limit: 'huge' }), TypeError);
+  });
+});
+
+describe('readRawBody() over HTTP', () => {
+  let srv: Served;
+  const seen: unknown[] = [];
+  before(async () => {
+    srv = await serve((app) => {
+      app.post('/raw', async (req: Request, res: { json(v: unknown): void }) => {
+        const limit = typeof req.query.limit === 'string' ? req.query.limit : undefined;
+        const timeoutMs = typeof req.query.timeout === 'string' ? Number(req.query.timeout) : undefined;
+        try {
+          const bytes = await readRawBody(req, { limit, timeoutMs });
+          res.json({ length: bytes.length, again: (await readRawBody(req)) === bytes });
+        } catch (err) {
+          seen.push(err);
+          throw err;
+        }
+      });
+    });
+  });
+  after(() => srv.close());
+
+  it('reads the body once; a second call returns the cached buffer', async () => {
+    const res = await send(srv.base, 'POST', '/raw', { body: 'x'.repeat(1000) });
+    assert.deepEqual(res.json, { length: 1000, again: true });
+  });
+
+  it('refuses a declared Content-Length over the default 100 KiB with 413, before reading', async () => {
+    const res = await send(srv.base, 'POST', '/raw', { body: Buffer.alloc(100 * 1024 + 1) });
+    assert.equal(res.status, 413);
+    assert.equal(res.json.code, 'ROA_ERR_BODY_TOO_LARGE');
+    assert.equal((await send(srv.base, 'POST', '/raw', { body: Buffer.alloc(100 * 1024) })).status, 200);
+  });
+
+  it('honours a custom limit', async () => {
+    assert.equal((await send(srv.base, 'POST', '/raw?limit=1kb', { body: 'x'.repeat(1025) })).status, 413);
+    assert.equal((await send(srv.base, 'POST', '/raw?limit=1kb', { body: 'x'.repeat(1024) })).status, 200);
+  });
+
+  it('stops a chunked body at the limit while streaming: 413 before the upload ends', async () => {
+    const out = await raw(srv.port, [
+      'POST /raw?limit=20 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n',
+      'f\r\n' + 'a'.repeat(15) + '\r\n',
+      'f\r\n' + 'b'.repeat(15) + '\r\n',
+      400,
+    ], 300);
+    assert.match(out, /^HTTP\/1\.1 413 /);
+    assert.match(out, /ROA_ERR_BODY_TOO_LARGE/);
+  });
+
+  it('refuses a Content-Encoding other than identity with 415 and Accept-Encoding: identity', async () => {
+    const res = await send(srv.base, 'POST', '/raw', { headers: { 'content-encoding': 'gzip' }, body: 'xx' });
+    assert.equal(res.status, 415);
+    assert.equal(res.json.code, 'ROA_ERR_UNSUPPORTED_ENCODING');
+    assert.equal(res.headers['accept-encoding'], 'identity');
+    assert.equal((await send(srv.base, 'POST', '/raw', { headers: { 'content-encoding': 'identity' }, body: 'xx' })).status, 200);
+  });
+
+  it('answers a body slower than the time-out with 408 and closes the connection', async () => {
+    const out = await raw(srv.port, ['POST /raw?timeout=100 HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc', 2000], 1500);
+    assert.match(out, /^HTTP\/1\.1 408 /);
+    assert.match(out, /Connection: close/i);
+    assert.match(out, /ROA_ERR_BODY_TIMEOUT/);
+  });
+
+  it('turns a client abort into 400 ROA_ERR_REQUEST_ABORTED', async () => {
+    seen.length = 0;
+    await raw(srv.port, ['POST /raw HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc', 50, -1], 500);
+    for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(seen.length, 1);
+    assert.equal((seen[0] as HttpError).status, 400);
+    assert.equal((seen[0] as HttpError).code, 'ROA_ERR_REQUEST_ABORTED');
+  });
+});
