@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { HttpError } from '../../src/errors/http-error.js';
 import { assertUtf8, charsetOf, decodeUtf8, parseByteLimit, readRawBody } from '../../src/http/body.js';
 import { Request } from '../../src/http/request.js';
+import type { Response } from '../../src/http/response.js';
 import { raw, send, serve, type Served } from '../middleware/harness.js';
 
 /** A Request fed by hand, for what a real HTTP parser never produces (a short body that ends). */
@@ -84,7 +85,7 @@ describe('readRawBody() over HTTP', () => {
   const seen: unknown[] = [];
   before(async () => {
     srv = await serve((app) => {
-      app.post('/raw', async (req: Request, res: { json(v: unknown): void }) => {
+      app.post('/raw', async (req: Request, res: Response) => {
         const limit = typeof req.query.limit === 'string' ? req.query.limit : undefined;
         const timeoutMs = typeof req.query.timeout === 'string' ? Number(req.query.timeout) : undefined;
         try {
