@@ -8,6 +8,11 @@ import { MemoryNonceStore } from '../../src/auth/memory-nonce-store.js';
 import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';
 import { createRedisNonceStore } from '../../src/auth/redis-nonce-store.js';
 import { StoreNonceStore } from '../../src/auth/store-nonce-store.js';
+import { HmacScheme } from '../../src/auth/hmac.js';
+import { generateHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
+import { signRequest } from '../../src/client/index.js';
+import type { HttpError } from '../../src/errors/http-error.js';
+import type { Request } from '../../src/http/request.js';
 import { skipReason } from '../helpers/services.js';
 import { MemoryAuthStore } from './memory-store.js';
 
@@ -79,6 +84,17 @@ describe('RedisNonceStore', { skip: skipReason(await redisReachable(), `Redis no
   it('lets exactly one of concurrent consumers win', async () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => store.consume('race', 60_000)));
     assert.equal(results.filter(Boolean).length, 1);
+  });
+  it('refuses a request replayed against a second instance sharing Redis', async () => {
+    const box = new SecretBox(randomBytes(32));
+    const secret = generateHmacSecret();
+    const users = new MemoryAuthStore();
+    await users.createUser({ name: 'ann', role: 'reader', passwordHash: 'x', hmacSecret: sealHmacSecret(box, 'ann', secret) });
+    const [one, two] = [1, 2].map(() => new HmacScheme({ store: users, box, nonces: store, production: true }));
+    const headers = signRequest({ method: 'GET', target: '/articles', user: 'ann', secret });
+    const req = () => ({ method: 'GET', url: '/articles', originalUrl: '/articles', headers: { authentication: headers.Authentication, date: headers.Date }, locals: {} }) as unknown as Request;
+    assert.equal((await one!.authenticate(req())).name, 'ann');
+    await assert.rejects(two!.authenticate(req()), (e: HttpError) => e.status === 401);
   });
   it('expires nonces', async () => {
     assert.equal(await store.consume('short', 50), true);
