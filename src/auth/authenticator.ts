@@ -71,6 +71,13 @@ export class Authenticator {
     };
   }
 
+  /** Middleware: like `middleware()`, but an anonymous request is refused with 401 and every challenge. */
+  required(): (req: Request, res: Response, next: NextFunction) => void {
+    return (req, _res, next) => {
+      this.authenticate(req).then((caller) => next(caller === undefined ? this.unauthorized() : undefined), next);
+    };
+  }
+
   private withChallenges(err: unknown): unknown {
     if (!(err instanceof HttpError) || err.status !== 401) return err;
     // Keep the failing scheme's own challenge (e.g. Bearer error="invalid_token", RFC 6750 §3) first.

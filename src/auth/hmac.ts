@@ -119,7 +119,9 @@ export class HmacScheme implements AuthScheme {
   async authenticate(req: Request): Promise<Caller> {
     const header = req.headers.authentication;
     if (typeof header !== 'string') throw invalidCredentials(this.challenge());
-    const method = req.method ?? 'GET';
+    // Sign the method on the wire: methodOverride() may have rewritten req.method already.
+    const method = req.originalMethod ?? req.method ?? 'GET';
+    const unsafe = !SAFE_METHODS.has(method) || !SAFE_METHODS.has(req.method ?? 'GET');
     const target = req.originalUrl || req.url || '/';
 
     // 1. Parse strictly.
@@ -130,7 +132,7 @@ export class HmacScheme implements AuthScheme {
       if (dateHeader === undefined) throw malformedCredentials('The replay-protected hmac form requires a Date header');
       dateMs = parseImfFixdate(dateHeader);
       if (dateMs === undefined) throw malformedCredentials('Date must be an IMF-fixdate (RFC 9110 §5.6.7)');
-    } else if (!SAFE_METHODS.has(method) && !this.o.allowMinimalForUnsafe) {
+    } else if (unsafe && !this.o.allowMinimalForUnsafe) {
       throw invalidCredentials(this.challenge(), undefined, 'Unsafe methods require the replay-protected hmac form (Date and nonce)');
     }
     const cdRaw = req.headers['content-digest'];

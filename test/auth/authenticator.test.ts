@@ -58,3 +58,16 @@ describe('Authenticator', () => {
     assert.throws(() => new Authenticator([fakeScheme('Basic', ann), fakeScheme('basic', ann)]), /twice/);
   });
 });
+
+describe('Authenticator middleware', () => {
+  it('required() refuses anonymous requests with every challenge; middleware() lets them through', async () => {
+    const a = new Authenticator([fakeScheme('Basic', ann), fakeScheme('Bearer', ann)]);
+    const run = (mw: ReturnType<Authenticator['middleware']>, r: Request) =>
+      new Promise<unknown>((resolve) => mw(r, undefined as never, (err?: unknown) => resolve(err)));
+    const err = (await run(a.required(), req())) as HttpError;
+    assert.equal(err.status, 401);
+    assert.equal(err.headers['WWW-Authenticate'], 'Basic realm="roa", Bearer realm="roa"');
+    assert.equal(await run(a.required(), req('Basic x')), undefined);
+    assert.equal(await run(a.middleware(), req()), undefined);
+  });
+});

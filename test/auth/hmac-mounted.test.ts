@@ -13,6 +13,7 @@ import { signRequest } from '../../src/client/index.js';
 import type { Request } from '../../src/http/request.js';
 import type { Response } from '../../src/http/response.js';
 import { json } from '../../src/middleware/json.js';
+import { methodOverride } from '../../src/middleware/method-override.js';
 import { Router } from '../../src/router/router.js';
 import { MemoryAuthStore } from './memory-store.js';
 
@@ -27,7 +28,11 @@ describe('hmac under a mounted router', () => {
     await store.createUser({ name: 'ann', role: 'admin', passwordHash: 'x', hmacSecret: sealHmacSecret(box, 'ann', secret) });
     const auth = new Authenticator([new HmacScheme({ store, box, nonces: new MemoryNonceStore(), production: true })]);
     const api = Router();
+    api.use(methodOverride());
     api.use(auth.middleware());
+    api.put('/articles', (req: Request, res: Response) => {
+      res.json({ method: req.method, originalMethod: req.originalMethod, caller: (req.locals.caller as { name: string }).name });
+    });
     api.use(json());
     api.post('/articles', (req: Request, res: Response) => {
       res.status(201).json({ caller: req.locals.caller, body: req.body, baseUrl: req.baseUrl, url: req.url });
@@ -55,6 +60,16 @@ describe('hmac under a mounted router', () => {
     const r = await fetch(url + '/api/articles', { method: 'POST', body: '{}', headers: { ...headers, 'content-type': 'application/json' } });
     assert.equal(r.status, 401);
     assert.equal(r.headers.get('www-authenticate'), 'hmac realm="roa"');
+  });
+  it('verifies the method on the wire when methodOverride ran first', async () => {
+    const headers = signRequest({ method: 'POST', target: '/api/articles', body: '{}', user: 'ann', secret });
+    const r = await fetch(url + '/api/articles', {
+      method: 'POST',
+      body: '{}',
+      headers: { ...headers, 'content-type': 'application/json', 'x-http-method-override': 'PUT' },
+    });
+    assert.equal(r.status, 200);
+    assert.deepEqual(await r.json(), { method: 'PUT', originalMethod: 'POST', caller: 'ann' });
   });
   it('answers 400 for a tampered body', async () => {
     const headers = signRequest({ method: 'POST', target: '/api/articles', body: '{"a":1}', user: 'ann', secret });
