@@ -42,7 +42,8 @@ export function errorLine(error) {
 
 function notes(s) {
   const n = [];
-  if (s.unsaturated) n.push(`${s.unsaturated}/${s.runs} not saturated`);
+  // CPU 0 neither busy with the server nor with others: the server waited on the client (wrk starved on its CPU).
+  if (s.unsaturated) n.push(`${s.unsaturated}/${s.runs} not saturated${s.otherPct < 10 ? ' (CPU 0 idle: client-bound)' : ''}`);
   if (s.non2xx) n.push(`${s.non2xx} non-2xx`);
   if (s.socketErrors) n.push(`${s.socketErrors} socket errors`);
   if (Number.isFinite(s.rpsSpread) && s.rpsSpread > 0.1) n.push(`req/s spread ${(s.rpsSpread * 100).toFixed(0)}%`);
