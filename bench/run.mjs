@@ -129,7 +129,8 @@ function rerender(files) {
   const runs = [];
   saved.forEach((s, i) => runs.push(...s.runs.map((r) => ({ ...r, round: `${i + 1}.${r.round}` }))));
   meta.rounds = saved.reduce((a, s) => a + s.meta.rounds, 0);
-  meta.command = `${saved.map((s) => s.meta.command).join('\n')}\n# merged: node bench/run.mjs --from ${files.join(',')}`;
+  const how = files.length > 1 ? 'merged' : 're-rendered';
+  meta.command = `${saved.map((s) => s.meta.command).join('\n')}\n# ${how}: node bench/run.mjs --from ${files.join(',')}`;
   meta.loadAfter = saved.at(-1).meta.loadAfter;
   output(meta, runs);
 }
