@@ -25,6 +25,8 @@ export interface SimpleResponse {
 export interface RequestInit {
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** Fail (rather than hang the suite) when no full answer arrives in time (default 10 s). */
+  timeoutMs?: number;
 }
 
 /** Starts `app` on an ephemeral loopback port, runs `fn(baseUrl)`, and always closes the server. */
@@ -68,6 +70,9 @@ export function request(baseUrl: string, method: string, path: string, init: Req
       res.on('error', reject);
     });
     req.on('error', reject);
+    req.setTimeout(init.timeoutMs ?? 10_000, () => {
+      req.destroy(new Error(`no answer to ${method} ${path.slice(0, 100)} within ${init.timeoutMs ?? 10_000} ms`));
+    });
     req.end(init.body);
   });
 }
