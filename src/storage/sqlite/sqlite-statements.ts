@@ -1,12 +1,20 @@
 /** @module storage/sqlite/sqlite-statements Every SQL statement SqliteStore runs, prepared once per connection. */
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Database as Db, Statement as DriverStatement, Transaction } from 'better-sqlite3';
+
+// Named here so the emitted declaration file can refer to the driver's types.
+export type Statement = DriverStatement;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Tx = <F extends (...args: any[]) => unknown>(fn: F) => Transaction<F>;
 import { ARTICLE_COLUMNS } from './sqlite-rows.js';
 
 /** Every statement the store runs, prepared once per connection. */
-export function prepareStatements(db: Db) {
+/** The prepared statements by name, and `tx` for transactions. */
+export type PreparedStatements = { tx: Tx } & { [name: string]: Statement };
+
+export function prepareStatements(db: Db): PreparedStatements {
   const st = (sql: string): Statement => db.prepare(sql);
-  return {
-    tx: <T>(fn: () => T) => db.transaction(fn),
+  const statements = {
+    tx: ((fn) => db.transaction(fn)) as Tx,
     articleById: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id = ?`),
     articleBySlug: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE slug = ?`),
     listArticles: st(`SELECT ${ARTICLE_COLUMNS} FROM articles WHERE id > ? ORDER BY id LIMIT ?`),
@@ -41,4 +49,5 @@ export function prepareStatements(db: Db) {
     upsertNonce: st(`INSERT INTO nonces (key, expires_at) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ?`),
   };
+  return statements as unknown as PreparedStatements;
 }

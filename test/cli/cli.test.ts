@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { send } from '../helpers/service.js';
+
+const CLI = join(process.cwd(), 'dist', 'cli.js');
+
+function roa(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+}
+
+/** Starts a long-running roa command and resolves once it printed `ready` (a regex). */
+function roaRunning(args: string[], ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`roa ${args.join(' ')} did not start: ${out}`)), 15_000);
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      if (ready.test(out)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`roa exited with ${code}: ${out}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+function freePortServer(): Promise<Server> {
+  return new Promise((resolve) => {
+    const s = createServer((_req, res) => res.end('taken'));
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+describe('roa CLI', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'roa-cli-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints the package version with --version', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const r = roa(['--version']);
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout.trim(), pkg.version);
+  });
+
+  it('lists its commands with --help', () => {
+    const r = roa(['--help']);
+    assert.equal(r.status, 0);
+    for (const cmd of ['serve', 'gateway', 'user']) assert.match(r.stdout, new RegExp(`\\b${cmd}\\b`));
+  });
+
+  it('exits 1 with a clear error for an unknown flag', () => {
+    const r = roa(['serve', '--no-such-flag']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /unknown option '--no-such-flag'/);
+  });
+
+  it('exits 1 with one line when the port is taken', async () => {
+    const taken = await freePortServer();
+    const port = (taken.address() as AddressInfo).port;
+    const r = roa(['serve', '--port', String(port), '--gateway-port', '0', '--db', ':memory:']);
+    taken.close();
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, new RegExp(`roa: port ${port} on 127.0.0.1 is already in use`));
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  it('exits 1 with one line when the database is unreachable', () => {
+    const r = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', 'postgres://roa:pw@127.0.0.1:1/none']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /^roa: .*PostgreSQL/);
+    assert.doesNotMatch(r.stderr, /pw/);
+  });
+
+  it('exits 1 with one line when the database path is unwritable', () => {
+    const r = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', '/proc/roa-nope/roa.db']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /^roa: /);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  it('adds, lists and removes users; prints a generated password once', () => {
+    const db = join(dir, 'users.db');
+    const added = roa(['user', 'add', 'alice', '--role', 'editor', '--db', db]);
+    assert.equal(added.status, 0, added.stderr);
+    assert.match(added.stdout, /password: \S{16,}/);
+    const given = roa(['user', 'add', 'bob', '--role', 'admin', '--password', 'correct horse', '--db', db]);
+    assert.equal(given.status, 0);
+    assert.doesNotMatch(given.stdout, /password:/);
+    const dup = roa(['user', 'add', 'bob', '--role', 'admin', '--db', db]);
+    assert.equal(dup.status, 1);
+    const badRole = roa(['user', 'add', 'carol', '--role', 'owner', '--db', db]);
+    assert.equal(badRole.status, 1);
+    assert.match(badRole.stderr, /--role must be one of reader, editor, admin/);
+    const list = roa(['user', 'list', '--db', db]);
+    assert.match(list.stdout, /^alice\teditor/m);
+    assert.match(list.stdout, /^bob\tadmin/m);
+    assert.equal(roa(['user', 'remove', 'alice', '--db', db]).status, 0);
+    assert.doesNotMatch(roa(['user', 'list', '--db', db]).stdout, /alice/);
+    assert.equal(roa(['user', 'remove', 'alice', '--db', db]).status, 1);
+  });
+
+  it('serves articles with the caching gateway in front (roa serve)', async () => {
+    const db = join(dir, 'serve.db');
+    const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--log-level', 'silent'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    try {
+      const port = /service on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1];
+      const res = await send(`http://127.0.0.1:${port}`, 'GET', '/articles');
+      assert.equal(res.status, 200);
+      assert.match(res.text, /^<articles>/);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('runs the gateway alone in front of any origin (roa gateway --upstream)', async () => {
+    let hits = 0;
+    const origin = createServer((req, res) => {
+      hits++;
+      res.setHeader('Cache-Control', 'public, max-age=60');
+      res.end(`origin saw ${req.method} ${req.url}`);
+    });
+    await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+    const upstream = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+    const { child, output } = await roaRunning(['gateway', '--upstream', upstream, '--port', '0'], /roa gateway on http:\/\/127\.0\.0\.1:(\d+)/);
+    try {
+      const port = /roa gateway on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1];
+      const base = `http://127.0.0.1:${port}`;
+      const first = await send(base, 'GET', '/a%2Fb?x=1&y=%20');
+      assert.equal(first.text, 'origin saw GET /a%2Fb?x=1&y=%20');
+      assert.equal(first.headers['x-cache'], 'MISS');
+      const second = await send(base, 'GET', '/a%2Fb?x=1&y=%20');
+      assert.equal(second.headers['x-cache'], 'HIT');
+      assert.equal(hits, 1);
+      const post = await send(base, 'POST', '/a%2Fb?x=1&y=%20', { body: 'x' });
+      assert.equal(post.text, 'origin saw POST /a%2Fb?x=1&y=%20');
+      assert.equal(hits, 2);
+    } finally {
+      await stop(child);
+      origin.close();
+    }
+  });
+
+  it('refuses to run the gateway without --upstream', () => {
+    const r = roa(['gateway', '--port', '0'], { UPSTREAM_URL: '' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /--upstream is required/);
+  });
+});
