@@ -7,6 +7,7 @@ import { adoptRequest, Request, type NextFunction } from './http/request.js';
 import { adoptResponse, Response } from './http/response.js';
 import { finalHandler } from './final-handler.js';
 import { ROUTE_METHODS } from './router/methods.js';
+import type { ErrorRequestHandler, RequestHandler } from './router/handler.js';
 import type { RoutePath } from './router/path.js';
 import type { Route } from './router/route.js';
 import { Router, RouterCore, type RouterOptions } from './router/router.js';
@@ -24,6 +25,7 @@ export interface App extends Omit<RouterCore, 'get' | 'use' | 'route' | 'handle'
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
   /** `app.get(path, ...handlers)` routes GET; `app.get(name)` reads a setting, as in Express. */
   get(setting: string): unknown;
+  get(path: RoutePath, ...handlers: Array<RequestHandler | RequestHandler[]>): App;
   get(path: RoutePath, ...handlers: unknown[]): App;
   settings: Record<string, unknown>;
   locals: Record<string, unknown>;
@@ -34,6 +36,10 @@ export interface App extends Omit<RouterCore, 'get' | 'use' | 'route' | 'handle'
   enable(setting: string): App;
   disable(setting: string): App;
   route(path: RoutePath): Route;
+  use(...handlers: Array<RequestHandler | RequestHandler[]>): App;
+  use(...handlers: Array<ErrorRequestHandler | ErrorRequestHandler[]>): App;
+  use(path: RoutePath, ...handlers: Array<RequestHandler | RequestHandler[]>): App;
+  use(path: RoutePath, ...handlers: Array<ErrorRequestHandler | ErrorRequestHandler[]>): App;
   use(...args: unknown[]): App;
   /** Dispatches a request; `callback` (when mounted) receives what the app did not handle. */
   handle(req: IncomingMessage, res: ServerResponse, callback?: NextFunction): void;
@@ -83,10 +89,10 @@ export function createApp(options: AppOptions = {}): App {
   app.enable = (setting) => app.set(setting, true);
   app.disable = (setting) => app.set(setting, false);
 
-  app.use = (...args: unknown[]) => {
+  app.use = ((...args: unknown[]) => {
     router.use(...args);
     return app;
-  };
+  }) as App['use'];
   app.route = (path) => router.route(path);
 
   for (const method of [...ROUTE_METHODS, 'all']) {

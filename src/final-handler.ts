@@ -51,7 +51,6 @@ function renderProblem(req: Request, res: Response, err: HttpError, production: 
   res.statusCode = err.status;
   for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', 'application/problem+json');
-  res.setHeader('Cache-Control', 'no-store');
   const text = JSON.stringify(body);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(req.method === 'HEAD' ? undefined : text);

@@ -9,7 +9,15 @@ import { pino, type Logger } from 'pino';
 import { createApp, type App } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
 import { BasicScheme } from './auth/basic.js';
+import { BearerScheme } from './auth/bearer.js';
+import { HmacScheme } from './auth/hmac.js';
+import { JwtAccessTokens } from './auth/jwt-keys.js';
+import type { NonceStore } from './auth/nonce-store.js';
+import { createOAuthRouter } from './auth/oauth-router.js';
+import { createRedisNonceStore } from './auth/redis-nonce-store.js';
 import type { AuthScheme } from './auth/scheme.js';
+import { loadServerKey, SecretBox } from './auth/secret-box.js';
+import { StoreNonceStore } from './auth/store-nonce-store.js';
 import { sendProblem } from './errors/problem.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger } from './gateway/purger.js';
@@ -38,8 +46,24 @@ export interface ServiceOptions {
   purgeAllow?: string[];
   purgeTimeoutMs?: number;
   purgeDelayMs?: number;
+  /** Redis for the shared HMAC nonce store (default: the database). */
   redisUrl?: string;
+  /** Key file for HMAC secrets at rest (ROA_SECRET_KEY wins); default ./data/secret.key. */
   secretKeyFile?: string;
+  /** The server key itself (tests). */
+  serverKey?: Buffer;
+  /** Accept the replayable minimal HMAC form for unsafe methods (default: only in development). */
+  hmacMinimalUnsafe?: boolean;
+  /** Allowed clock skew of signed requests, ms (default 10 min). */
+  hmacClockSkewMs?: number;
+  /** OAuth issuer (an http(s) origin); default the service's own origin. */
+  issuer?: string;
+  /** Access tokens as opaque strings (default) or RFC 9068 JWTs. */
+  tokenFormat?: 'opaque' | 'jwt';
+  /** Key file of the JWT signing key (JWT mode); default ./data/jwt-signing-key.json. */
+  jwtKeyFile?: string;
+  /** The password grant (first-party clients only; OAuth 2.1 drops it). Default on. */
+  passwordGrant?: boolean;
   logLevel?: string;
   /** max-age / s-maxage of safe responses (default 60). */
   maxAge?: number;
@@ -69,7 +93,25 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   const env = opts.env ?? process.env.NODE_ENV ?? 'development';
   const logger = opts.logger ?? pino({ level: opts.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers.authentication'] });
   const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db'));
-  const schemes: AuthScheme[] = [new BasicScheme({ store })];
+  const production = env === 'production';
+  const box = new SecretBox(opts.serverKey ?? loadServerKey({ keyFile: opts.secretKeyFile }).key);
+  const nonces: NonceStore = opts.redisUrl
+    ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:' })
+    : new StoreNonceStore(store);
+  const issuer = opts.issuer ?? `http://${hostForUrl(opts.host ?? '127.0.0.1')}:${opts.port ?? 3000}`;
+  const jwt = opts.tokenFormat === 'jwt' ? await JwtAccessTokens.load({ issuer, keyFile: opts.jwtKeyFile }) : undefined;
+  const schemes: AuthScheme[] = [
+    new BasicScheme({ store }),
+    new HmacScheme({
+      store,
+      box,
+      nonces,
+      production,
+      ...(opts.hmacMinimalUnsafe !== undefined ? { allowMinimalForUnsafe: opts.hmacMinimalUnsafe } : {}),
+      ...(opts.hmacClockSkewMs !== undefined ? { clockSkewMs: opts.hmacClockSkewMs } : {}),
+    }),
+    new BearerScheme({ store, ...(jwt ? { jwt } : {}) }),
+  ];
   const authenticator = new Authenticator(schemes);
   const purger = makePurger(opts.purge ?? [], opts, logger);
 
@@ -78,6 +120,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // HTML forms send `_method=PUT|DELETE` in a urlencoded POST body: parse forms first (the raw
   // bytes stay cached for the resource's own parser), then override before routing.
   app.use(urlencoded({ extended: true }), methodOverride());
+  app.use(createOAuthRouter({ store, issuer, ...(jwt ? { jwt } : {}), passwordGrant: opts.passwordGrant ?? true }));
   const deps: ResourceDeps = { authenticator, purger, env };
   mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge }), deps);
   mountResource(app, articleItemResource({ store, maxAge: opts.maxAge }), deps);
@@ -119,15 +162,26 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   const gatewayPort = opts.gatewayPort ?? 8080;
   // Purge targets are known only once the embedded gateway listens (its port may be 0 in tests),
   // so the purger is made after start-up and handed to the resources through `deps`.
-  const service = await createService({ ...opts, purge: [] });
-  const server = service.app.createServer();
+  // Listen first, so the OAuth issuer can name the real port even when it was 0.
+  const server = createApp().createServer();
+  server.removeAllListeners('request');
+  const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db'));
   let address: AddressInfo;
   try {
     address = await listen(server, opts.port ?? 3000, host);
   } catch (err) {
-    await service.store.close();
+    await store.close();
     throw err;
   }
+  let service: Service;
+  try {
+    service = await createService({ ...opts, store, port: address.port, purge: [] });
+  } catch (err) {
+    server.close();
+    await store.close();
+    throw err;
+  }
+  server.on('request', service.app);
   let gateway: Gateway | undefined;
   let gatewayAddress: AddressInfo | undefined;
   if (gatewayPort !== 0) {

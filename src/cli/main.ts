@@ -7,6 +7,8 @@ import { Command, CommanderError } from 'commander';
 import { registerGateway } from './commands/gateway.js';
 import { registerServe } from './commands/serve.js';
 import { registerUser } from './commands/user.js';
+import { registerClient } from './commands/client.js';
+import { registerSign } from './commands/sign.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -23,6 +25,8 @@ export function buildProgram(): Command {
   registerServe(program);
   registerGateway(program);
   registerUser(program);
+  registerClient(program);
+  registerSign(program);
   return program;
 }
 

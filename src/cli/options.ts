@@ -23,6 +23,10 @@ export const SERVE_OPTIONS = {
   purgeDelay: { flag: '--purge-delay <ms>', env: 'PURGE_DELAY_MS', defaultValue: '1000', description: 'second, delayed purge (0 = off)' },
   redis: { flag: '--redis <url>', env: 'REDIS_URL', description: 'Redis URL for the shared HMAC nonce store' },
   secretKeyFile: { flag: '--secret-key-file <path>', env: 'ROA_SECRET_KEY_FILE', defaultValue: './data/secret.key', description: 'server key file (when ROA_SECRET_KEY is unset)' },
+  tokenFormat: { flag: '--token-format <format>', env: 'ROA_TOKEN_FORMAT', defaultValue: 'opaque', description: 'OAuth access tokens: opaque or jwt (RFC 9068, JWKS at /oauth/jwks.json)' },
+  issuer: { flag: '--issuer <url>', env: 'ROA_ISSUER', description: 'OAuth issuer origin (default the service origin)' },
+  passwordGrant: { flag: '--password-grant <on|off>', env: 'ROA_PASSWORD_GRANT', defaultValue: 'on', description: 'OAuth password grant for first-party clients' },
+  hmacMinimalUnsafe: { flag: '--hmac-minimal-unsafe <on|off>', env: 'ROA_HMAC_MINIMAL_UNSAFE', description: 'accept the replayable minimal HMAC form for unsafe methods (default on in development, off in production)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
   maxAge: { flag: '--max-age <seconds>', env: 'ROA_MAX_AGE', defaultValue: '60', description: 'Cache-Control max-age / s-maxage of safe responses' },
 } satisfies Record<string, OptionSpec>;

@@ -151,15 +151,15 @@ export function problemToXml(problem: Problem): string {
 const REPRESENTATION_HEADERS = ['Content-Encoding', 'Content-Language', 'Content-Location', 'Content-Range', 'Content-Disposition', 'ETag', 'Last-Modified', 'Expires', 'Cache-Control'];
 
 /**
- * Readies `res` for an error answer: status, the error's headers, no leftover representation
- * headers, and `Cache-Control: no-store` unless the error sets its own. A handler may already
- * have set `public, max-age=...` for the success case; a cache must not keep the error under it.
+ * Readies `res` for an error answer: status, the error's headers and no leftover representation
+ * headers. A handler may already have set `public, max-age=...` for the success case; it is
+ * removed so a cache never keeps the error under it. Errors carry no Cache-Control of their own
+ * (an error may set one, as OAuth's `no-store` per RFC 6749 §5.1).
  */
 export function prepareErrorResponse(res: Response, status: number, err: unknown): void {
   res.statusCode = status;
   for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
   for (const [name, value] of Object.entries(errorHeaders(err))) res.setHeader(name, value);
-  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Content-Type-Options', 'nosniff');
 }
 

@@ -6,7 +6,7 @@
 import type { Request } from '../http/request.js';
 import { pathnameOf } from '../http/request.js';
 import type { Response } from '../http/response.js';
-import { callErrorHandler, callHandler, flattenHandlers, type HandlerArg, type NextFunction } from './handler.js';
+import { callErrorHandler, callHandler, flattenHandlers, type ErrorRequestHandler, type HandlerArg, type NextFunction, type RequestHandler } from './handler.js';
 import { Layer, decodeParam } from './layer.js';
 import { Matcher, type Candidate } from './matcher.js';
 import { ROUTE_METHODS } from './methods.js';
@@ -22,7 +22,10 @@ export interface RouterOptions {
   mergeParams?: boolean;
 }
 
-type RouteMethod<T> = (path: RoutePath, ...handlers: HandlerArg[]) => T;
+type RouteMethod<T> = {
+  (path: RoutePath, ...handlers: Array<RequestHandler | RequestHandler[]>): T;
+  (path: RoutePath, ...handlers: HandlerArg[]): T;
+};
 
 /** A router is itself a middleware: `app.use('/api', router)`. */
 export interface Router extends RouterCore {
@@ -42,6 +45,11 @@ export class RouterCore {
   declare private matcher: Matcher | undefined;
 
   /** Adds middleware, mounted routers or error handlers, optionally under a path prefix. */
+  use(...handlers: Array<RequestHandler | RequestHandler[]>): this;
+  use(...handlers: Array<ErrorRequestHandler | ErrorRequestHandler[]>): this;
+  use(path: RoutePath, ...handlers: Array<RequestHandler | RequestHandler[]>): this;
+  use(path: RoutePath, ...handlers: Array<ErrorRequestHandler | ErrorRequestHandler[]>): this;
+  use(...args: unknown[]): this;
   use(...args: unknown[]): this {
     let path: RoutePath = '/';
     let offset = 0;

@@ -2,6 +2,7 @@
  * @module test/helpers/service
  * Starts the real article service (SQLite :memory:, port 0) for black-box tests.
  */
+import { randomBytes } from 'node:crypto';
 import { request as undiciRequest } from 'undici';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
@@ -16,7 +17,7 @@ export interface TestService {
 }
 
 export async function startTestService(opts: ServiceOptions = {}): Promise<TestService> {
-  const running = await startService({ db: ':memory:', port: 0, gatewayPort: 0, logLevel: 'silent', env: 'development', purgeDelayMs: 0, ...opts });
+  const running = await startService({ db: ':memory:', port: 0, gatewayPort: 0, logLevel: 'silent', env: 'development', purgeDelayMs: 0, serverKey: randomBytes(32), ...opts });
   const base = `http://127.0.0.1:${running.address.port}`;
   const gatewayBase = running.gatewayAddress ? `http://127.0.0.1:${running.gatewayAddress.port}` : undefined;
   return {

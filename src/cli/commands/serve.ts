@@ -21,6 +21,10 @@ export function registerServe(program: Command): void {
       throw new Error(`--env must be development or production, got '${env}'`);
     }
     const redisUrl = opt('redis');
+    for (const [key, allowed] of [['tokenFormat', ['opaque', 'jwt']], ['passwordGrant', ['on', 'off']], ['hmacMinimalUnsafe', ['on', 'off']]] as const) {
+      const v = opt(key);
+      if (v !== undefined && !(allowed as readonly string[]).includes(v)) throw new Error(`${O[key].flag.split(' ')[0]} must be ${allowed.join(' or ')}, got '${v}'`);
+    }
     const running = await startService({
       port: parsePort(opt('port'), '--port'),
       host: opt('host'),
@@ -33,6 +37,10 @@ export function registerServe(program: Command): void {
       purgeDelayMs: parseCount(opt('purgeDelay'), '--purge-delay'),
       ...(redisUrl ? { redisUrl } : {}),
       secretKeyFile: opt('secretKeyFile'),
+      tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
+      passwordGrant: opt('passwordGrant') !== 'off',
+      ...(opt('issuer') ? { issuer: opt('issuer') } : {}),
+      ...(opt('hmacMinimalUnsafe') ? { hmacMinimalUnsafe: opt('hmacMinimalUnsafe') === 'on' } : {}),
       logLevel: opt('logLevel'),
       maxAge: parseCount(opt('maxAge'), '--max-age'),
     });

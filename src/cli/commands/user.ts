@@ -5,45 +5,61 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { hashPassword } from '../../auth/passwords.js';
-import { openStore } from '../../storage/open-store.js';
-import type { Role, Store } from '../../storage/store.js';
+import { generateHmacSecret, loadServerKey, SecretBox, sealHmacSecret } from '../../auth/secret-box.js';
+import type { Role } from '../../storage/store.js';
 import { SERVE_OPTIONS, resolveOption } from '../options.js';
+import { withStore } from './with-store.js';
 
 const ROLES: readonly Role[] = ['reader', 'editor', 'admin'];
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
-async function withStore<T>(db: unknown, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(resolveOption(SERVE_OPTIONS.db, db)!);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
+/** Seals an HMAC secret under the server key (ROA_SECRET_KEY or the key file), as `roa serve` reads it. */
+function sealer(keyFile: unknown): (name: string, secret: string) => string {
+  const box = new SecretBox(loadServerKey({ keyFile: resolveOption(SERVE_OPTIONS.secretKeyFile, keyFile) }).key);
+  return (name, secret) => sealHmacSecret(box, name, secret);
 }
 
-export function registerUser(program: Command, extend?: (add: Command) => void): void {
+export function registerUser(program: Command): void {
   const user = program.command('user').description('manage users (reader, editor, admin)');
   const add = user
     .command('add <name>')
     .description('add a user; prints a generated password when none is given')
     .requiredOption('--role <role>', 'reader, editor or admin')
     .option('--password <password>', 'password (generated when omitted)')
+    .option('--hmac-secret [secret]', 'give the user an HMAC secret (generated and printed once when no value)')
+    .option(SERVE_OPTIONS.secretKeyFile.flag, 'server key file sealing HMAC secrets (or env ROA_SECRET_KEY)')
     .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)');
-  extend?.(add);
   add.action(async (name: string, flags: Record<string, unknown>) => {
     if (!NAME.test(name)) throw new Error('a user name is 1-64 characters of letters, digits, ".", "_" or "-"');
     const role = flags.role as Role;
     if (!ROLES.includes(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}, got '${String(role)}'`);
     const given = typeof flags.password === 'string' ? flags.password : undefined;
     const password = given ?? randomBytes(18).toString('base64url');
+    const hmac = flags.hmacSecret === undefined ? undefined : flags.hmacSecret === true ? generateHmacSecret() : String(flags.hmacSecret);
+    if (hmac !== undefined && hmac.length < 16) throw new Error('--hmac-secret must be at least 16 characters');
+    const hmacSecret = hmac === undefined ? null : sealer(flags.secretKeyFile)(name, hmac);
     await withStore(flags.db, async (store) => {
-      await store.createUser({ name, role, passwordHash: await hashPassword(password) });
-      const hooks = (flags.__afterCreate as ((s: Store) => Promise<void>) | undefined);
-      if (hooks) await hooks(store);
+      await store.createUser({ name, role, passwordHash: await hashPassword(password), hmacSecret });
     });
     console.log(`added ${role} ${name}`);
     if (given === undefined) console.log(`password: ${password}`);
+    if (flags.hmacSecret === true) console.log(`hmac secret: ${hmac}`);
   });
+
+  user
+    .command('hmac <name>')
+    .description('set (or generate and print once) a user\'s HMAC secret')
+    .option('--secret <secret>', 'the secret (generated when omitted)')
+    .option(SERVE_OPTIONS.secretKeyFile.flag, 'server key file (or env ROA_SECRET_KEY)')
+    .option(SERVE_OPTIONS.db.flag, 'database')
+    .action(async (name: string, flags: Record<string, unknown>) => {
+      const secret = typeof flags.secret === 'string' ? flags.secret : generateHmacSecret();
+      if (secret.length < 16) throw new Error('--secret must be at least 16 characters');
+      const sealed = sealer(flags.secretKeyFile)(name, secret);
+      if (!(await withStore(flags.db, (store) => store.setUserHmacSecret(name, sealed)))) throw new Error(`no user named '${name}'`);
+      console.log(`hmac secret set for ${name}`);
+      if (typeof flags.secret !== 'string') console.log(`hmac secret: ${secret}`);
+    });
 
   user
     .command('list')

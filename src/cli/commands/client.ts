@@ -1,0 +1,54 @@
+/**
+ * @module cli/commands/client
+ * `roa client add`: register an OAuth client that acts for a user.
+ */
+import type { Command } from 'commander';
+import { SCOPES } from '../../auth/scopes.js';
+import { generateClientSecret, hashClientSecret } from '../../auth/tokens.js';
+import { SERVE_OPTIONS } from '../options.js';
+import { withStore } from './with-store.js';
+
+const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+
+export function registerClient(program: Command): void {
+  const client = program.command('client').description('manage OAuth 2.0 clients');
+  client
+    .command('add <client_id>')
+    .description('register a client for a user; prints a generated secret once')
+    .requiredOption('--user <name>', 'the user this client acts for (client_credentials grant)')
+    .option('--secret <secret>', 'client secret (generated when omitted)')
+    .option('--scopes <scopes>', `space- or comma-separated scopes (default: ${SCOPES.join(' ')})`)
+    .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)')
+    .action(async (clientId: string, flags: Record<string, unknown>) => {
+      if (!CLIENT_ID.test(clientId)) throw new Error('a client_id is 1-128 characters of letters, digits, ".", "_", "~" or "-"');
+      const scopes = typeof flags.scopes === 'string' ? flags.scopes.split(/[\s,]+/).filter(Boolean) : [...SCOPES];
+      const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+      if (unknown.length > 0) throw new Error(`unknown scope ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
+      const given = typeof flags.secret === 'string' ? flags.secret : undefined;
+      if (given !== undefined && given.length < 16) throw new Error('--secret must be at least 16 characters');
+      const { clientSecret, secretHash } = given === undefined ? generateClientSecret() : { clientSecret: given, secretHash: hashClientSecret(given) };
+      await withStore(flags.db, async (store) => {
+        if (!(await store.getUser(flags.user as string))) throw new Error(`no user named '${String(flags.user)}'`);
+        await store.createClient({ clientId, secretHash, userName: flags.user as string, scopes });
+      });
+      console.log(`added client ${clientId} for ${String(flags.user)} (${scopes.join(' ')})`);
+      if (given === undefined) console.log(`client_secret: ${clientSecret}`);
+    });
+  client
+    .command('list')
+    .description('list clients')
+    .option(SERVE_OPTIONS.db.flag, 'database')
+    .action(async (flags: Record<string, unknown>) => {
+      await withStore(flags.db, async (store) => {
+        for (const c of await store.listClients()) console.log(`${c.clientId}\t${c.userName}\t${c.scopes.join(' ')}`);
+      });
+    });
+  client
+    .command('remove <client_id>')
+    .description('remove a client (and its tokens)')
+    .option(SERVE_OPTIONS.db.flag, 'database')
+    .action(async (clientId: string, flags: Record<string, unknown>) => {
+      if (!(await withStore(flags.db, (store) => store.removeClient(clientId)))) throw new Error(`no client '${clientId}'`);
+      console.log(`removed client ${clientId}`);
+    });
+}

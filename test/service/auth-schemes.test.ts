@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
+import { generateClientSecret } from '../../src/auth/tokens.js';
+import { signRequest } from '../../src/client/index.js';
+import { randomBytes } from 'node:crypto';
+import { send, startTestService, type TestService } from '../helpers/service.js';
+
+const XML = '<article><title>Signed</title><price currency="eur">1.00</price></article>';
+
+describe('article service with HMAC, Bearer and OAuth wired in', () => {
+  let svc: TestService;
+  const key = randomBytes(32);
+  const hmacSecret = 'a-very-long-hmac-secret-for-tests';
+  let readOnly: { id: string; secret: string };
+  let writer: { id: string; secret: string };
+  before(async () => {
+    svc = await startTestService({ serverKey: key });
+    await svc.addUser('hank', 'editor');
+    await svc.running.store.setUserHmacSecret('hank', sealHmacSecret(new SecretBox(key), 'hank', hmacSecret));
+    assert.equal(openHmacSecret(new SecretBox(key), 'hank', (await svc.running.store.getUser('hank'))!.hmacSecret!), hmacSecret);
+    const w = generateClientSecret();
+    await svc.running.store.createClient({ clientId: 'writer-app', secretHash: w.secretHash, userName: 'hank', scopes: ['articles:read', 'articles:write'] });
+    writer = { id: 'writer-app', secret: w.clientSecret };
+    const r = generateClientSecret();
+    await svc.running.store.createClient({ clientId: 'reader-app', secretHash: r.secretHash, userName: 'hank', scopes: ['articles:read'] });
+    readOnly = { id: 'reader-app', secret: r.clientSecret };
+  });
+  after(() => svc.close());
+
+  async function token(client: { id: string; secret: string }): Promise<string> {
+    const res = await send(svc.base, 'POST', '/oauth/token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic ' + Buffer.from(`${client.id}:${client.secret}`).toString('base64') },
+      body: 'grant_type=client_credentials',
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    return JSON.parse(res.text).access_token as string;
+  }
+
+  it('lists every enabled scheme in WWW-Authenticate', async () => {
+    const res = await send(svc.base, 'POST', '/articles', { headers: { 'content-type': 'application/xml' }, body: XML });
+    assert.equal(res.status, 401);
+    const challenge = res.headers['www-authenticate']!;
+    assert.match(challenge, /Basic realm="roa"/);
+    assert.match(challenge, /hmac/i);
+    assert.match(challenge, /Bearer/);
+  });
+
+  it('accepts a replay-protected HMAC signature on a write, and refuses its replay', async () => {
+    const headers = signRequest({ method: 'PUT', target: '/articles/signed', body: XML, user: 'hank', secret: hmacSecret });
+    const first = await send(svc.base, 'PUT', '/articles/signed', { headers: { ...headers, 'content-type': 'application/xml' }, body: XML });
+    assert.equal(first.status, 201, first.text);
+    const replay = await send(svc.base, 'PUT', '/articles/signed', { headers: { ...headers, 'content-type': 'application/xml' }, body: XML });
+    assert.equal(replay.status, 401);
+  });
+
+  it('refuses a signature made for another target', async () => {
+    const headers = signRequest({ method: 'DELETE', target: '/articles/other', user: 'hank', secret: hmacSecret });
+    const res = await send(svc.base, 'DELETE', '/articles/signed', { headers: { ...headers } });
+    assert.equal(res.status, 401);
+  });
+
+  it('shows the longer Allow to an HMAC-authenticated OPTIONS', async () => {
+    const headers = signRequest({ method: 'OPTIONS', target: '/articles', user: 'hank', secret: hmacSecret });
+    const res = await send(svc.base, 'OPTIONS', '/articles', { headers: { ...headers } });
+    assert.equal(res.headers.allow, 'HEAD, GET, OPTIONS, POST');
+  });
+
+  it('lets a bearer token with articles:write create an article', async () => {
+    const bearer = await token(writer);
+    const res = await send(svc.base, 'POST', '/articles', { headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/xml' }, body: XML });
+    assert.equal(res.status, 201);
+  });
+
+  it('refuses a write with a read-only token: 403 insufficient_scope', async () => {
+    const bearer = await token(readOnly);
+    const res = await send(svc.base, 'POST', '/articles', { headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/xml' }, body: XML });
+    assert.equal(res.status, 403);
+    assert.match(res.headers['www-authenticate']!, /Bearer.*error="insufficient_scope"/);
+    const opts = await send(svc.base, 'OPTIONS', '/articles', { headers: { authorization: `Bearer ${bearer}` } });
+    assert.equal(opts.headers.allow, 'HEAD, GET, OPTIONS');
+  });
+
+  it('answers a bad bearer token with 401 invalid_token', async () => {
+    const res = await send(svc.base, 'GET', '/articles', { headers: { authorization: 'Bearer not-a-real-token' } });
+    assert.equal(res.status, 401);
+    assert.match(res.headers['www-authenticate']!, /Bearer.*error="invalid_token"/);
+  });
+
+  it('publishes authorization server metadata whose issuer is the service origin', async () => {
+    const res = await send(svc.base, 'GET', '/.well-known/oauth-authorization-server');
+    assert.equal(res.status, 200);
+    const meta = JSON.parse(res.text);
+    assert.equal(meta.issuer, svc.base);
+    assert.equal(meta.token_endpoint, `${svc.base}/oauth/token`);
+  });
+});
