@@ -164,6 +164,39 @@ describe('roa CLI', () => {
     }
   });
 
+  it('gives a user an HMAC secret, registers a client, and signs requests curl can send', async () => {
+    const db = join(dir, 'auth.db');
+    const keyFile = join(dir, 'secret.key');
+    const added = roa(['user', 'add', 'hana', '--role', 'editor', '--hmac-secret', '--secret-key-file', keyFile, '--db', db]);
+    assert.equal(added.status, 0, added.stderr);
+    const secret = /hmac secret: (\S+)/.exec(added.stdout)![1]!;
+    assert.ok(secret.length >= 32);
+    const client = roa(['client', 'add', 'hana-app', '--user', 'hana', '--scopes', 'articles:read', '--db', db]);
+    assert.equal(client.status, 0, client.stderr);
+    assert.match(client.stdout, /client_secret: \S{32,}/);
+    assert.equal(roa(['client', 'add', 'ghost-app', '--user', 'nobody', '--db', db]).status, 1);
+    const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--secret-key-file', keyFile, '--log-level', 'silent'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    try {
+      const base = `http://127.0.0.1:${/service on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]}`;
+      const body = '<article><title>CLI</title><price currency="eur">2.00</price></article>';
+      const signed = roa(['sign', '--user', 'hana', '--secret', secret, '--body', body, 'PUT', '/articles/from-cli']);
+      assert.equal(signed.status, 0, signed.stderr);
+      const headers: Record<string, string> = { 'content-type': 'application/xml' };
+      for (const line of signed.stdout.trim().split('\n')) {
+        const colon = line.indexOf(': ');
+        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 2);
+      }
+      assert.match(headers.authentication!, /^hmac hana:[A-Za-z0-9_-]{16,}:/);
+      assert.ok(headers.date && headers['content-digest']);
+      const res = await send(base, 'PUT', '/articles/from-cli', { headers, body });
+      assert.equal(res.status, 201, res.text);
+      const tampered = await send(base, 'PUT', '/articles/from-cli', { headers, body: body.replace('2.00', '3.00') });
+      assert.ok(tampered.status === 400 || tampered.status === 401);
+    } finally {
+      await stop(child);
+    }
+  });
+
   it('refuses to run the gateway without --upstream', () => {
     const r = roa(['gateway', '--port', '0'], { UPSTREAM_URL: '' });
     assert.equal(r.status, 1);
