@@ -1,0 +1,133 @@
+/**
+ * @module test/http/request
+ * The Request object over real HTTP: params, query parsing (nesting, prototype safety), headers.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createApp } from '../../src/app.js';
+import { pathnameOf, type Request } from '../../src/http/request.js';
+import type { Response } from '../../src/http/response.js';
+import { json, request, withServer } from '../helpers/server.js';
+
+/** Serves one handler on every GET path and returns what it answered for `path`. */
+async function probe(path: string, fn: (req: Request) => unknown, headers?: Record<string, string>): Promise<unknown> {
+  const app = createApp();
+  app.get('*', (req: Request, res: Response) => res.json({ v: fn(req) ?? null }));
+  return withServer(app, async (base) => (json(await request(base, 'GET', path, { headers })) as { v: unknown }).v);
+}
+
+describe('Request', () => {
+  it('gives named params', async () => {
+    const app = createApp();
+    app.get('/users/:id/posts/:post', (req: Request, res: Response) => res.json(req.params));
+    await withServer(app, async (base) => {
+      assert.deepEqual(json(await request(base, 'GET', '/users/7/posts/abc')), { id: '7', post: 'abc' });
+    });
+  });
+
+  it('gives positional params for * and unnamed groups', async () => {
+    const app = createApp();
+    app.get('/files/*', (req: Request, res: Response) => res.json(req.params));
+    app.get(/^\/v(\d+)\/(.*)$/, (req: Request, res: Response) => res.json(req.params));
+    await withServer(app, async (base) => {
+      assert.deepEqual(json(await request(base, 'GET', '/files/a/b.txt')), { 0: 'a/b.txt' });
+      assert.deepEqual(json(await request(base, 'GET', '/v2/x/y')), { 0: '2', 1: 'x/y' });
+    });
+  });
+
+  it('parses nested query keys', async () => {
+    assert.deepEqual(await probe('/?a[b][c]=1&a[b][d]=2&e=3', (req) => req.query), { a: { b: { c: '1', d: '2' } }, e: '3' });
+  });
+
+  it('parses repeated and bracketed keys as arrays', async () => {
+    assert.deepEqual(await probe('/?x=1&x=2&y[]=a&y[]=b', (req) => req.query), { x: ['1', '2'], y: ['a', 'b'] });
+  });
+
+  it('decodes percent-escapes and plus signs in the query', async () => {
+    assert.deepEqual(await probe('/?q=caf%C3%A9+au+lait', (req) => req.query), { q: 'café au lait' });
+  });
+
+  it('gives an empty object without a query string', async () => {
+    assert.deepEqual(await probe('/plain', (req) => req.query), {});
+  });
+
+  it('does not let __proto__ in the query pollute Object.prototype', async () => {
+    const q = await probe('/?__proto__[polluted]=1&constructor[prototype][polluted2]=1&a[__proto__][b]=1', (req) => req.query);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal(({} as Record<string, unknown>).polluted2, undefined);
+    assert.equal(Object.prototype.hasOwnProperty.call(q, '__proto__'), false);
+  });
+
+  it('does not expose a polluted prototype on the parsed query', async () => {
+    const polluted = await probe('/?__proto__[isAdmin]=true', (req) => (req.query as { isAdmin?: unknown }).isAdmin);
+    assert.equal(polluted, null);
+  });
+
+  it('caps query nesting depth', async () => {
+    // Five levels are nested; the rest of a too-deep key stays one literal key.
+    assert.deepEqual(await probe('/?a[b][c][d][e][f][g][h]=1', (req) => req.query), { a: { b: { c: { d: { e: { f: { '[g][h]': '1' } } } } } } });
+  });
+
+  it('reads headers case-insensitively with req.get', async () => {
+    assert.equal(await probe('/', (req) => req.get('X-CUSTOM'), { 'x-custom': 'v' }), 'v');
+  });
+
+  it('treats Referrer and Referer as one header', async () => {
+    assert.equal(await probe('/', (req) => req.get('Referrer'), { Referer: 'http://a/' }), 'http://a/');
+  });
+
+  it('answers undefined for a missing header', async () => {
+    assert.equal(await probe('/', (req) => req.get('x-none')), null);
+  });
+
+  it('gives req.path without the query string', async () => {
+    assert.equal(await probe('/a/b?c=d', (req) => req.path), '/a/b');
+  });
+
+  it('gives the hostname without the port', async () => {
+    assert.equal(await probe('/', (req) => req.hostname, { Host: 'example.com:8080' }), 'example.com');
+    assert.equal(await probe('/', (req) => req.hostname, { Host: '[::1]:8080' }), '[::1]');
+  });
+
+  it('reports http as the protocol of a plain socket', async () => {
+    assert.equal(await probe('/', (req) => req.protocol), 'http');
+  });
+
+  it('matches the Content-Type with req.is', async () => {
+    const app = createApp();
+    app.post('/', (req: Request, res: Response) => res.json({ json: req.is('json'), any: req.is('application/*'), html: req.is('html') }));
+    await withServer(app, async (base) => {
+      const res = await request(base, 'POST', '/', { headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: '{}' });
+      assert.deepEqual(json(res), { json: 'json', any: 'application/*', html: false });
+    });
+  });
+
+  it('re-parses req.query after req.url is rewritten', async () => {
+    const app = createApp();
+    app.use((req: Request, _res: Response, next: (e?: unknown) => void) => {
+      void req.query;
+      req.url = '/x?b=2';
+      next();
+    });
+    app.get('/x', (req: Request, res: Response) => res.json(req.query));
+    await withServer(app, async (base) => {
+      assert.deepEqual(json(await request(base, 'GET', '/y?a=1')), { b: '2' });
+    });
+  });
+});
+
+describe('pathnameOf', () => {
+  it('drops the query and the fragment', () => {
+    assert.equal(pathnameOf('/a/b?c#d'), '/a/b');
+    assert.equal(pathnameOf('/a#x?y'), '/a');
+  });
+
+  it('drops scheme and authority of an absolute-form target', () => {
+    assert.equal(pathnameOf('http://example.com/a?b'), '/a');
+    assert.equal(pathnameOf('http://example.com'), '/');
+  });
+
+  it('leaves an asterisk-form target alone', () => {
+    assert.equal(pathnameOf('*'), '*');
+  });
+});
