@@ -250,6 +250,19 @@ describe('embedded gateway in front of the article service', () => {
     assert.equal(badCreds.status, 401, 'the service, not the cache, judged the credentials');
   });
 
+  it('does not cache the 404 of an article not created yet: a PUT there is visible at once', async () => {
+    for (let i = 0; i < 2; i++) {
+      const missing = await get('/articles/not-yet');
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers['x-cache'], 'MISS');
+    }
+    const created = await send(gw, 'PUT', '/articles/not-yet', { headers: writeHeaders(editor), body: article('Jasmine') });
+    assert.equal(created.status, 201);
+    const res = await get('/article/not-yet');
+    assert.equal(res.status, 200);
+    assert.equal(res.text, article('Jasmine'));
+  });
+
   it('answers 404 after DELETE through the gateway, on every alias, not a stale HIT', async () => {
     const id = await create('to-delete', 'Lapsang');
     const paths = [`/article/${id}`, `/articles/${id}`, '/article/to-delete', '/articles/to-delete'];

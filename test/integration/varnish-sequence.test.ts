@@ -170,6 +170,19 @@ describe('Varnish (shipped VCL) in front of the article service', { skip }, () =
     assert.doesNotMatch(list.text, /Keemun/);
   });
 
+  it('does not cache the 404 of an article not created yet: a PUT there is visible at once', async () => {
+    await purgeTo([one]);
+    for (let i = 0; i < 2; i++) {
+      const missing = await get(one, '/articles/v-not-yet');
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers['x-cache'], 'MISS');
+    }
+    assert.equal((await put(one.url, '/articles/v-not-yet', article('Yunnan'))).status, 201);
+    const res = await get(one, '/article/v-not-yet');
+    assert.equal(res.status, 200);
+    assert.equal(res.text, article('Yunnan'));
+  });
+
   it('fans purges out to a second node: after a write both nodes MISS with the new content', async () => {
     const id = await create('v-two', 'Ceylon');
     const paths = [`/article/${id}`, '/articles/v-two', '/articles?limit=100'];
