@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { send, startTestService, type SimpleResponse, type TestService } from '../helpers/service.js';
+import { holdNextLoad } from './hold-load.js';
 
 const article = (title: string, amount = '9.99') => `<article><title>${title}</title><price currency="eur">${amount}</price></article>`;
 
@@ -173,6 +174,25 @@ describe('embedded gateway in front of the article service', () => {
     assert.match(list.text, /<title>Page D<\/title>/);
     const again = await get(pagePath);
     assert.equal(again.headers['x-cache'], 'MISS', 'every page carries the articles tag');
+  });
+
+  it('does not store a fill that read the old article before a write purged it', async () => {
+    await create('race', 'Old leaf');
+    const hold = holdNextLoad(svc.running.store, 'race');
+    try {
+      const inFlight = get('/articles/race');
+      await hold.loaded;
+      const put = await send(svc.base, 'PUT', '/articles/race', { headers: writeHeaders(editor), body: article('New leaf') });
+      assert.equal(put.status, 200);
+      hold.release();
+      const old = await inFlight;
+      assert.equal(old.text, article('Old leaf'), 'the GET read the row before the write');
+      const next = await get('/articles/race');
+      assert.equal(next.headers['x-cache'], 'MISS', 'the old fill was delivered but not stored');
+      assert.equal(next.text, article('New leaf'));
+    } finally {
+      hold.restore();
+    }
   });
 
   it('purges nothing when a write fails with 422, 403 or 412', async () => {

@@ -14,6 +14,7 @@ import { startService } from '../../src/service.js';
 import type { Store } from '../../src/storage/store.js';
 import { send, startTestService, type SimpleResponse, type TestService } from '../helpers/service.js';
 import { skipReason } from '../helpers/services.js';
+import { holdNextLoad } from './hold-load.js';
 import { startVarnish, varnishAvailable, type VarnishInstance } from '../helpers/varnish.js';
 
 const skip = skipReason(varnishAvailable(), 'varnishd with vmod_xkey not installed (run .ci/install-varnish.sh)');
@@ -168,6 +169,28 @@ describe('Varnish (shipped VCL) in front of the article service', { skip }, () =
     const list = await get(one, '/articles');
     assert.equal(list.headers['x-cache'], 'MISS');
     assert.doesNotMatch(list.text, /Keemun/);
+  });
+
+  it('purges a fill that read the old article and was still in flight during the write', async () => {
+    await purgeTo([one]);
+    await create('v-race', 'Old leaf');
+    const hold = holdNextLoad(svc.running.store, 'v-race');
+    try {
+      const inFlight = get(one, '/articles/v-race');
+      await hold.loaded;
+      const writing = put(svc.base, '/articles/v-race', article('New leaf'));
+      // The URL PURGE queues behind the busy fill (Varnish's waiting list) and drops its result.
+      await new Promise((r) => setTimeout(r, 200));
+      hold.release();
+      const written = await writing;
+      assert.equal(written.status, 200);
+      assert.equal((await inFlight).text, article('Old leaf'), 'the GET read the row before the write');
+      const next = await get(one, '/articles/v-race');
+      assert.equal(next.headers['x-cache'], 'MISS', 'the old fill was purged');
+      assert.equal(next.text, article('New leaf'));
+    } finally {
+      hold.restore();
+    }
   });
 
   it('does not cache the 404 of an article not created yet: a PUT there is visible at once', async () => {
