@@ -36,7 +36,9 @@ export function parseAccept(header: string): MediaRange[] {
       if (key === 'q') {
         const value = Number(pieces[i]!.slice(eq + 1).trim());
         q = Number.isFinite(value) ? Math.min(Math.max(value, 0), 1) : 0;
-      } else if (key !== '') {
+      } else if (key !== '' && !(key === 'charset' && /^"?utf-?8"?$/i.test(pieces[i]!.slice(eq + 1).trim()))) {
+        // A parameter narrows the range to offers carrying it (RFC 9110 §12.5.1). roa's offers carry
+        // none, so such a range matches nothing — except charset=utf-8, which is what roa always sends.
         params++;
       }
     }
@@ -53,7 +55,8 @@ function specificity(range: MediaRange, offerType: string, offerSubtype: string)
   if (range.type !== offerType) return -1;
   if (range.subtype === '*') return 1;
   if (range.subtype !== offerSubtype) return -1;
-  return 2 + range.params;
+  if (range.params > 0) return -1;
+  return 2;
 }
 
 /**
@@ -81,7 +84,8 @@ export function negotiate(accept: string | undefined, offers: readonly string[])
     let order = Infinity;
     for (const range of ranges) {
       const s = specificity(range, type, subtype);
-      if (s > spec || (s === spec && s >= 0 && range.order < order)) {
+      // Among equally specific ranges (duplicates) the highest q counts, as negotiator does.
+      if (s > spec || (s === spec && s >= 0 && range.q > q)) {
         spec = s;
         q = range.q;
         order = range.order;

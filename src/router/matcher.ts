@@ -93,29 +93,32 @@ export class Matcher {
     const segs = key === '/' ? [] : key.slice(1).split('/');
     const rawSegs = original === key ? segs : original.slice(1).split('/');
     const found: Candidate[] = [];
-    const values: string[] = [];
-    const walk = (at: TrieNode, depth: number): void => {
-      if (depth === segs.length) {
-        for (const t of at.terminals) {
-          const raw: Record<string, string> = {};
-          for (let i = 0; i < t.names.length; i++) raw[t.names[i]!] = values[i]!;
-          found.push({ index: t.index, raw });
-        }
-        return;
-      }
-      const seg = segs[depth]!;
-      const child = at.literal.get(seg);
-      if (child) walk(child, depth + 1);
-      if (at.param && seg.length > 0) {
-        values.push(rawSegs[depth]!);
-        walk(at.param, depth + 1);
-        values.pop();
-      }
-    };
-    walk(this.root, 0);
+    collect(this.root, segs, rawSegs, 0, [], found);
     if (found.length === 0) return this.always;
     if (found.length > 1) found.sort((a, b) => a.index - b.index);
     return this.always.length === 0 ? found : merge(found, this.always);
+  }
+}
+
+/** Depth-first over literal then param children; every terminal reached at the last segment matches. */
+function collect(at: TrieNode, segs: readonly string[], rawSegs: readonly string[], depth: number, values: string[], found: Candidate[]): void {
+  if (depth === segs.length) {
+    const terminals = at.terminals;
+    for (let t = 0; t < terminals.length; t++) {
+      const names = terminals[t]!.names;
+      const raw: Record<string, string> = {};
+      for (let i = 0; i < names.length; i++) raw[names[i]!] = values[i]!;
+      found.push({ index: terminals[t]!.index, raw });
+    }
+    return;
+  }
+  const seg = segs[depth]!;
+  const child = at.literal.get(seg);
+  if (child !== undefined) collect(child, segs, rawSegs, depth + 1, values, found);
+  if (at.param !== undefined && seg.length > 0) {
+    values.push(rawSegs[depth]!);
+    collect(at.param, segs, rawSegs, depth + 1, values, found);
+    values.pop();
   }
 }
 

@@ -1,12 +1,12 @@
 /**
  * @module router/path
- * Compiles Express 4 route paths (the path-to-regexp 0.1.x dialect) to a RegExp plus its keys,
+ * Compiles Express 4 route paths (the path-to-regexp 0.1.x dialect, as 0.1.13 in Express 4.22) to a RegExp plus its keys,
  * and recognises the "simple" patterns the matcher can index without running a regex.
  *
  * The dialect has quirks Express users rely on (only `.` and `*` are escaped in literal text,
  * `/(` opens a non-capturing group, a parameter after literal text in the same segment refuses
  * to run into that text again). They are reproduced exactly here; test/router/path-differential
- * checks thousands of generated patterns against path-to-regexp@0.1.12 itself.
+ * checks thousands of generated patterns against path-to-regexp@0.1.13 itself.
  */
 
 export interface PathKey {
@@ -36,7 +36,7 @@ const GROUP = /\\.|\((?:\?<(.*?)>)?(?!\?)/g;
 const WORD = /\w/;
 const LINE_END = /[\n\r\u2028\u2029]/;
 
-/** Compiles a path exactly as Express 4 does (path-to-regexp 0.1.12 semantics). */
+/** Compiles a path exactly as Express 4 does (path-to-regexp 0.1.13 semantics). */
 export function compilePath(path: RoutePath, options: PathOptions = {}, keys: PathKey[] = []): CompiledPath {
   const flags = options.sensitive ? '' : 'i';
   if (path instanceof RegExp) {
@@ -147,6 +147,8 @@ function compileString(path: string, options: PathOptions, keys: PathKey[]): str
     if (token.kind === 'star') {
       extraOffset += 3;
       out += '(.*)';
+      // 0.1.13 (what Express 4.22 ships): text before a `*` no longer constrains later params.
+      backtrack = '';
       continue;
     }
     if (token.kind === 'group') {
@@ -167,6 +169,8 @@ function compileString(path: string, options: PathOptions, keys: PathKey[]): str
       + (token.star ? '((?:[/' + format + '].+?)?)' : '') + ')' + (token.optional ? '?' : '');
     extraOffset += result.length - match.length;
     out += result;
+    // 0.1.13: a param consumes the text it must not run into, so the next param starts afresh.
+    backtrack = '';
   }
 
   // Unnamed groups (from `*` or raw parentheses) become positional keys 0, 1, ...

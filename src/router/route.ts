@@ -5,7 +5,7 @@
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { callErrorHandler, callHandler, flattenHandlers, type Handler, type HandlerArg, type NextFunction } from './handler.js';
-import { ROUTE_METHODS } from './methods.js';
+import { lowerMethod, ROUTE_METHODS } from './methods.js';
 import type { RoutePath } from './path.js';
 
 interface RouteEntry {
@@ -35,7 +35,7 @@ export class Route {
   /** Whether a request with this (upper-case) method has handlers here. */
   handlesMethod(method: string): boolean {
     if (this.methods._all) return true;
-    const name = method.toLowerCase();
+    const name = lowerMethod(method);
     if (name === 'head' && !this.methods.head) return this.methods.get === true;
     return this.methods[name] === true;
   }
@@ -59,7 +59,7 @@ export class Route {
   /** Runs the handlers that apply to `req.method`, in order; `next('route')` leaves the route. */
   dispatch(req: Request, res: Response, done: NextFunction): void {
     const stack = this.stack;
-    let method = (req.method ?? 'GET').toLowerCase();
+    let method = lowerMethod(req.method ?? 'GET');
     if (method === 'head' && !this.methods.head) method = 'get';
     req.route = this;
     // Common case: one handler for the method. Its `next` is the router's own, which treats

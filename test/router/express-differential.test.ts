@@ -296,8 +296,8 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** Divergences from the express@4 release found by these comparisons (see the report in the todo). */
-const KNOWN_DIVERGENT: Scenario[] = [
+/** Once divergent (roa followed path-to-regexp 0.1.12; express@4.22 bundles 0.1.13), now equal. */
+const FORMERLY_DIVERGENT: Scenario[] = [
   {
     name: 'three params in one segment split as path-to-regexp 0.1.13 does',
     define({ app }) {
@@ -362,8 +362,8 @@ describe('roa against express@4 over HTTP', () => {
     });
   }
 
-  for (const scenario of KNOWN_DIVERGENT) {
-    it(`answers like Express: ${scenario.name}`, { todo: 'express@4.22 bundles path-to-regexp 0.1.13; roa reproduces 0.1.12' }, async () => {
+  for (const scenario of FORMERLY_DIVERGENT) {
+    it(`answers like Express: ${scenario.name}`, async () => {
       const theirs = expressKit(scenario.options);
       const ours = roaKit(scenario.options);
       scenario.define(theirs.kit);
