@@ -53,7 +53,9 @@ export function isProduction(env: string | undefined): boolean {
  */
 export function clientMessage(err: unknown, status: number, production: boolean): string {
   const phrase = STATUS_CODES[status] ?? 'Error';
-  const message = err instanceof Error ? err.message : typeof err === 'string' ? err : phrase;
+  // Error instances, http-errors-like plain objects (`{ status, message }`) and thrown strings.
+  const own = err !== null && typeof err === 'object' ? (err as { message?: unknown }).message : err;
+  const message = typeof own === 'string' && own !== '' ? own : phrase;
   if (!production) return message;
   return status < 500 && exposed(err, status) ? message : phrase;
 }

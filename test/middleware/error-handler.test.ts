@@ -101,6 +101,7 @@ describe('errorHandler()', () => {
     const plain = await send(dev.base, 'GET', '/plain', { headers: { accept: 'application/json' } });
     assert.equal(plain.status, 404);
     assert.equal(plain.headers['x-why'], 'gone');
+    assert.equal(plain.json.error.message, 'plain object');
     const str = await send(dev.base, 'GET', '/string', { headers: { accept: 'application/json' } });
     assert.deepEqual([str.status, str.json.error.message], [500, 'a thrown string']);
   });
