@@ -146,14 +146,11 @@ export function pathnameOf(url: string): string {
       start = slash;
     }
   }
-  let end = url.length;
-  for (let i = start; i < url.length; i++) {
-    const c = url.charCodeAt(i);
-    if (c === 63 /* ? */ || c === 35 /* # */) {
-      end = i;
-      break;
-    }
-  }
+  let end = url.indexOf('?', start);
+  if (end === -1) end = url.length;
+  // A fragment never belongs to a request target, but be safe if a client sends one.
+  const hash = url.indexOf('#', start);
+  if (hash !== -1 && hash < end) end = hash;
   return start === 0 && end === url.length ? url : url.slice(start, end);
 }
 

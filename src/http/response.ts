@@ -87,6 +87,7 @@ export class Response extends ServerResponse<Request> {
   send(body?: unknown): this {
     let chunk: string | Buffer;
     if (typeof body === 'string') {
+      if (noHeadersSet(this)) return this.sendFast('text/html; charset=utf-8', body);
       chunk = body;
       if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'text/html; charset=utf-8');
     } else if (body === undefined || body === null) {
@@ -106,8 +107,22 @@ export class Response extends ServerResponse<Request> {
   /** Sends `value` as JSON (`application/json; charset=utf-8`). */
   json(value: unknown): this {
     const text = JSON.stringify(value);
+    if (noHeadersSet(this)) return this.sendFast('application/json; charset=utf-8', text === undefined ? '' : text);
     if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'application/json; charset=utf-8');
     return this.end_(text === undefined ? '' : text);
+  }
+
+  /**
+   * The common case — no header set by anyone, a string body — in one writeHead: node then
+   * skips its header map altogether.
+   */
+  private sendFast(type: string, text: string): this {
+    const code = this.statusCode;
+    if (code === 204 || code === 304) return this.end_(text);
+    this.writeHead(code, ['Content-Type', type, 'Content-Length', String(Buffer.byteLength(text))]);
+    if (this.req.method === 'HEAD') this.end();
+    else this.end(text);
+    return this;
   }
 
   /** Sets the status and sends its reason phrase as text. */
@@ -158,6 +173,17 @@ export class Response extends ServerResponse<Request> {
     else this.end(chunk);
     return this;
   }
+}
+
+// node keeps set headers under a private symbol, null until the first setHeader(). Found once by
+// its description; if a node version lacks it, every response takes the ordinary path.
+let outHeaders: symbol | undefined | null = null;
+
+function noHeadersSet(res: ServerResponse): boolean {
+  if (outHeaders === null) {
+    outHeaders = Object.getOwnPropertySymbols(res).find((s) => s.description === 'kOutHeaders');
+  }
+  return outHeaders !== undefined && (res as unknown as Record<symbol, unknown>)[outHeaders] === null;
 }
 
 /** Gives a plain ServerResponse the Response prototype (for `http.createServer(app)`). */

@@ -12,8 +12,12 @@ import type { Layer } from './layer.js';
 export interface Candidate {
   /** Index of the layer in the stack. */
   index: number;
-  /** Raw (still percent-encoded) params when the index already matched; undefined: run the regex. */
-  raw: Record<string, string> | undefined;
+  /**
+   * Param names when the index already matched (values in `values`, still percent-encoded);
+   * undefined: run the layer's regex. Params are built only for the layer that runs.
+   */
+  names: readonly string[] | undefined;
+  values: readonly string[] | undefined;
 }
 
 interface TrieNode {
@@ -46,7 +50,7 @@ export class Matcher {
     layers.forEach((layer, index) => {
       const simple = layer.simple;
       if (!simple) {
-        this.always.push({ index, raw: undefined });
+        this.always.push({ index, names: undefined, values: undefined });
         return;
       }
       let at = this.root;
@@ -77,49 +81,59 @@ export class Matcher {
       // `//` is not `/` plus a trailing slash: no indexed pattern matches it.
       if (key === '/') return this.always;
     }
+    // Precomputed answers carry lower-cased param values, so they serve only paths that are
+    // already lower case — which a direct hit on a (lower-cased) key proves.
+    const hit = this.staticHits.get(key);
+    if (hit !== undefined) return hit;
     const original = key;
     if (!this.sensitive) key = asciiLower(key);
-    // Precomputed answers carry lower-cased param values, so they serve only unchanged paths.
-    if (key === original) {
-      const hit = this.staticHits.get(key);
-      if (hit !== undefined) return hit;
-    }
     if (!this.hasParams && !this.staticHits.has(key)) return this.always;
     return this.resolve(key, original);
   }
 
   /** Walks the trie for a normalised key; `original` keeps the case of captured values. */
   private resolve(key: string, original: string = key): readonly Candidate[] {
-    const segs = key === '/' ? [] : key.slice(1).split('/');
-    const rawSegs = original === key ? segs : original.slice(1).split('/');
     const found: Candidate[] = [];
-    collect(this.root, segs, rawSegs, 0, [], found);
+    // Segments are walked by index (no split): `pos` is where the next segment starts,
+    // key.length + 1 once there are none left.
+    const nodes = collect(this.root, key, original, key === '/' ? 2 : 1, [], found);
     if (found.length === 0) return this.always;
-    if (found.length > 1) found.sort((a, b) => a.index - b.index);
+    // Terminals of one node are already in definition order; several nodes need a merge.
+    if (nodes > 1) found.sort((a, b) => a.index - b.index);
     return this.always.length === 0 ? found : merge(found, this.always);
   }
 }
 
-/** Depth-first over literal then param children; every terminal reached at the last segment matches. */
-function collect(at: TrieNode, segs: readonly string[], rawSegs: readonly string[], depth: number, values: string[], found: Candidate[]): void {
-  if (depth === segs.length) {
+/**
+ * Depth-first over literal then param children; every terminal reached after the last segment
+ * matches. `bounds` holds start/end pairs of the param values taken so far. Returns how many
+ * trie nodes contributed terminals.
+ */
+function collect(at: TrieNode, key: string, original: string, pos: number, bounds: number[], found: Candidate[]): number {
+  const length = key.length;
+  if (pos > length) {
     const terminals = at.terminals;
+    if (terminals.length === 0) return 0;
+    const captured: string[] = [];
+    for (let i = 0; i < bounds.length; i += 2) captured.push(original.slice(bounds[i], bounds[i + 1]));
     for (let t = 0; t < terminals.length; t++) {
-      const names = terminals[t]!.names;
-      const raw: Record<string, string> = {};
-      for (let i = 0; i < names.length; i++) raw[names[i]!] = values[i]!;
-      found.push({ index: terminals[t]!.index, raw });
+      found.push({ index: terminals[t]!.index, names: terminals[t]!.names, values: captured });
     }
-    return;
+    return 1;
   }
-  const seg = segs[depth]!;
-  const child = at.literal.get(seg);
-  if (child !== undefined) collect(child, segs, rawSegs, depth + 1, values, found);
-  if (at.param !== undefined && seg.length > 0) {
-    values.push(rawSegs[depth]!);
-    collect(at.param, segs, rawSegs, depth + 1, values, found);
-    values.pop();
+  let end = key.indexOf('/', pos);
+  if (end === -1) end = length;
+  let nodes = 0;
+  if (at.literal.size !== 0) {
+    const child = at.literal.get(key.slice(pos, end));
+    if (child !== undefined) nodes += collect(child, key, original, end + 1, bounds, found);
   }
+  if (at.param !== undefined && end > pos) {
+    bounds.push(pos, end);
+    nodes += collect(at.param, key, original, end + 1, bounds, found);
+    bounds.length -= 2;
+  }
+  return nodes;
 }
 
 function merge(a: readonly Candidate[], b: readonly Candidate[]): Candidate[] {

@@ -230,9 +230,8 @@ export function simplePattern(path: RoutePath, sensitive: boolean): SimplePatter
 
 /** Lower-cases ASCII letters only: JS regexes without the `u` flag never fold other letters to ASCII. */
 export function asciiLower(s: string): string {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 65 && c <= 90) return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-  }
-  return s;
+  return UPPER.test(s) ? s.replace(UPPER_ALL, (m) => m.toLowerCase()) : s;
 }
+
+const UPPER = /[A-Z]/;
+const UPPER_ALL = /[A-Z]+/g;

@@ -146,32 +146,50 @@ export class RouterCore {
         const candidate = candidates[ci++]!;
         const l = stack[candidate.index]!;
         lastIndex = candidate.index;
-        let matchedParams: Record<string, string | undefined>;
+        const route = l.route;
+        // Express matches (and percent-decodes) before it looks at the method; a malformed escape
+        // is an error even on a route for another method. Indexed matches decode lazily, so they
+        // only check escapes when the route is skipped.
+        let matched: Record<string, string | undefined> | undefined;
         try {
-          if (candidate.raw !== undefined) {
-            matchedParams = decodeRaw(candidate.raw);
-            layerPath = path;
-          } else {
+          if (candidate.names === undefined) {
             const m = l.match(path);
             if (m === undefined) continue;
-            matchedParams = m.params;
+            matched = m.params;
             layerPath = m.path;
           }
         } catch (e) {
           layerError = layerError ?? e;
           continue;
         }
-        const route = l.route;
         if (route !== undefined) {
           // Routes do not run while an error is pending.
           if (layerError) continue;
           if (!route.handlesMethod(method)) {
             if (method === 'OPTIONS') appendMethods((options ??= []), route.allowedMethods());
-            if (method !== 'HEAD') continue;
+            if (method !== 'HEAD') {
+              if (candidate.values !== undefined) {
+                try {
+                  checkEscapes(candidate.values);
+                } catch (e) {
+                  layerError = e;
+                }
+              }
+              continue;
+            }
           }
         }
+        if (matched === undefined) {
+          try {
+            matched = buildParams(candidate.names!, candidate.values!);
+          } catch (e) {
+            layerError = layerError ?? e;
+            continue;
+          }
+          layerPath = path;
+        }
+        params = matched;
         layer = l;
-        params = matchedParams;
         break;
       }
       if (layer === undefined) {
@@ -224,9 +242,15 @@ for (const method of [...ROUTE_METHODS, 'all']) {
   });
 }
 
-function decodeRaw(raw: Record<string, string>): Record<string, string | undefined> {
+/** Throws the 400 a malformed escape gives, as decoding would. */
+function checkEscapes(values: readonly string[]): void {
+  for (const v of values) if (v.indexOf('%') !== -1) decodeParam(v);
+}
+
+/** Params of an indexed match: names and still-encoded values by position (a repeated name keeps the last). */
+function buildParams(names: readonly string[], values: readonly string[]): Record<string, string | undefined> {
   const params: Record<string, string | undefined> = {};
-  for (const name in raw) params[name] = decodeParam(raw[name]);
+  for (let i = 0; i < names.length; i++) params[names[i]!] = decodeParam(values[i]);
   return params;
 }
 

@@ -104,14 +104,16 @@ function fromLayer(layer: Layer, index: number, path: string): Hit | undefined {
 function viaMatcher(layers: readonly Layer[], matcher: Matcher, path: string): Hit[] {
   const hits: Hit[] = [];
   for (const c of matcher.lookup(path)) {
-    if (c.raw === undefined) {
+    if (c.names === undefined) {
       const hit = fromLayer(layers[c.index]!, c.index, path);
       if (hit) hits.push(hit);
       continue;
     }
     try {
       const params: Record<string, string | undefined> = {};
-      for (const name in c.raw) params[name] = decodeParam(c.raw[name]);
+      c.names.forEach((name, i) => {
+        params[name] = decodeParam(c.values![i]);
+      });
       hits.push({ index: c.index, path, params });
     } catch (e) {
       hits.push({ index: c.index, status: (e as { status?: unknown }).status });
