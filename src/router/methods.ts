@@ -6,10 +6,9 @@ import { METHODS } from 'node:http';
 
 export const ROUTE_METHODS: readonly string[] = METHODS.map((m) => m.toLowerCase());
 
-const LOWER: Record<string, string> = Object.create(null) as Record<string, string>;
-for (const m of METHODS) LOWER[m] = m.toLowerCase();
+const LOWER = new Map<string, string>(METHODS.map((m) => [m, m.toLowerCase()]));
 
 /** `GET` → `get` without allocating a string per request for the known methods. */
 export function lowerMethod(method: string): string {
-  return LOWER[method] ?? method.toLowerCase();
+  return LOWER.get(method) ?? method.toLowerCase();
 }

@@ -27,6 +27,9 @@ export class Route {
   readonly stack: RouteEntry[] = [];
   /** Methods with a handler (lower-case); `_all` when `all()` was used. */
   readonly methods: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+  /** Upper-case methods this route answers, HEAD included when GET is there (checked per request). */
+  private readonly answers = new Map<string, true>();
+  private answersAll = false;
 
   constructor(path: RoutePath) {
     this.path = path;
@@ -34,10 +37,10 @@ export class Route {
 
   /** Whether a request with this (upper-case) method has handlers here. */
   handlesMethod(method: string): boolean {
-    if (this.methods._all) return true;
-    const name = lowerMethod(method);
-    if (name === 'head' && !this.methods.head) return this.methods.get === true;
-    return this.methods[name] === true;
+    if (this.answersAll || this.answers.has(method)) return true;
+    // Requests carry upper-case methods; only callers passing `get` need the fold.
+    const c = method.charCodeAt(0);
+    return c >= 97 && c <= 122 ? this.answers.has(method.toUpperCase()) : false;
   }
 
   /** The methods for an automatic `Allow` (upper-case; HEAD implied by GET). */
@@ -53,6 +56,9 @@ export class Route {
       this.stack.push({ method, handle });
     }
     this.methods[method ?? '_all'] = true;
+    if (method === undefined) this.answersAll = true;
+    else this.answers.set(method.toUpperCase(), true);
+    if (method === 'get') this.answers.set('HEAD', true);
     return this;
   }
 

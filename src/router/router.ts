@@ -8,7 +8,7 @@ import { pathnameOf } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { callErrorHandler, callHandler, flattenHandlers, type ErrorRequestHandler, type HandlerArg, type NextFunction, type RequestHandler } from './handler.js';
 import { Layer, decodeParam } from './layer.js';
-import { Matcher, type Candidate } from './matcher.js';
+import { Matcher, type Accept, type Candidate } from './matcher.js';
 import { ROUTE_METHODS } from './methods.js';
 import type { RoutePath } from './path.js';
 import { Route } from './route.js';
@@ -43,6 +43,7 @@ export class RouterCore {
   declare caseSensitive: boolean;
   declare mergeParams: boolean;
   declare private matcher: Matcher | undefined;
+  declare private acceptsFn: Accept | undefined;
 
   /** Adds middleware, mounted routers or error handlers, optionally under a path prefix. */
   use(...handlers: Array<RequestHandler | RequestHandler[]>): this;
@@ -80,6 +81,43 @@ export class RouterCore {
     return route;
   }
 
+  /**
+   * The method the index may filter routes by, or undefined: not for OPTIONS (every route's
+   * methods feed `Allow`) nor for paths with `%` (a skipped route's malformed escape still errs).
+   */
+  private filterFor(method: string, path: string): string | undefined {
+    return method === 'OPTIONS' || path.indexOf('%') !== -1 ? undefined : method;
+  }
+
+  /** Lets the index drop routes that cannot answer a method (created once per router). */
+  private get accepts(): Accept {
+    const stack = this.stack;
+    return (this.acceptsFn ??= (index, method) => {
+      const route = stack[index]!.route;
+      return route === undefined || route.handlesMethod(method);
+    });
+  }
+
+  /**
+   * The first route that would answer `method path`, with its decoded params — the router's
+   * matching alone, without running handlers (for tools and benchmarks; middleware is ignored).
+   */
+  lookup(method: string, path: string): { route: Route; params: Record<string, string | undefined> } | undefined {
+    const matcher = (this.matcher ??= new Matcher(this.stack, { strict: this.strict, sensitive: this.caseSensitive }));
+    const upper = method.toUpperCase();
+    const candidates = matcher.lookup(path, this.filterFor(upper, path), this.accepts);
+    for (let i = 0; i < candidates.length; i++) {
+      const candidate = candidates[i]!;
+      const layer = this.stack[candidate.index]!;
+      const route = layer.route;
+      if (route === undefined || !route.handlesMethod(upper)) continue;
+      if (candidate.names !== undefined) return { route, params: buildParams(candidate.names, candidate.values!) };
+      const m = layer.match(path);
+      if (m !== undefined) return { route, params: m.params };
+    }
+    return undefined;
+  }
+
   /** Dispatches a request through this router; `out` runs when no layer ends it. */
   handle(req: Request, res: Response, out: NextFunction): void {
     const stack = this.stack;
@@ -94,7 +132,7 @@ export class RouterCore {
     let protohost = '';
     let sync = 0;
     let path = pathnameOf(req.url ?? '/');
-    let candidates: readonly Candidate[] = matcher.lookup(path);
+    let candidates: readonly Candidate[] = matcher.lookup(path, this.filterFor(req.method ?? 'GET', path), this.accepts);
     let ci = 0;
     let lastIndex = -1;
     if (req.url && req.url[0] !== '/') protohost = protohostOf(req.url);
@@ -133,7 +171,7 @@ export class RouterCore {
       const current = pathnameOf(req.url ?? '/');
       if (current !== path) {
         path = current;
-        candidates = matcher.lookup(path);
+        candidates = matcher.lookup(path, this.filterFor(req.method ?? 'GET', path), this.accepts);
         ci = 0;
         while (ci < candidates.length && candidates[ci]!.index <= lastIndex) ci++;
       }
