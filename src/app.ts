@@ -69,13 +69,15 @@ export function createApp(options: AppOptions = {}): App {
   app.settings = { env, strict: router.strict, 'case sensitive routing': router.caseSensitive };
   app.locals = { settings: app.settings };
 
+  // One final handler per app (the router passes req and res), not a closure per request.
+  const appFinal = (err: unknown, req: Request, res: Response): void => finalHandler(req, res, err, app.settings.env === 'production');
+
   app.handle = (rawReq, rawRes, callback) => {
     const req = adoptRequest(rawReq);
     const res = adoptResponse(rawRes);
     req.res = res;
     if (!req.originalUrl) req.originalUrl = req.url ?? '/';
-    const done: NextFunction = callback ?? ((err) => finalHandler(req, res, err, app.settings.env === 'production'));
-    router.handle(req, res, done);
+    router.handle(req, res, callback ?? appFinal);
   };
 
   app.set = (setting, value) => {

@@ -119,7 +119,7 @@ export class RouterCore {
   }
 
   /** Dispatches a request through this router; `out` runs when no layer ends it. */
-  handle(req: Request, res: Response, out: NextFunction): void {
+  handle(req: Request, res: Response, out: NextFunction | RouterOut): void {
     const stack = this.stack;
     const matcher = (this.matcher ??= new Matcher(stack, { strict: this.strict, sensitive: this.caseSensitive }));
     const mergeParams = this.mergeParams;
@@ -137,16 +137,6 @@ export class RouterCore {
     let lastIndex = -1;
     if (req.url && req.url[0] !== '/') protohost = protohostOf(req.url);
 
-    const done: NextFunction = (err) => {
-      req.baseUrl = parentUrl;
-      req.next = parentNext;
-      req.params = parentParams;
-      if (options !== undefined && !err && options.length > 0) {
-        sendOptions(res, options);
-        return;
-      }
-      out(err);
-    };
 
     const next: NextFunction = (err) => {
       let layerError = err === 'route' ? undefined : err;
@@ -160,7 +150,8 @@ export class RouterCore {
         removed = '';
       }
       if (layerError === 'router') {
-        setImmediate(done);
+        // Leaving this router (`finish` is a plain function: no second closure per request).
+        setImmediate(finish, req, res, out, undefined, parentUrl, parentNext, parentParams, options);
         return;
       }
       if (++sync > 100) {
@@ -231,7 +222,7 @@ export class RouterCore {
         break;
       }
       if (layer === undefined) {
-        done(layerError);
+        finish(req, res, out, layerError, parentUrl, parentNext, parentParams, options);
         return;
       }
       req.params = mergeParams ? { ...parentParams, ...params } : params!;
@@ -298,6 +289,21 @@ function protohostOf(url: string): string {
   const fqdn = url.slice(0, pathLength).indexOf('://');
   return fqdn === -1 ? '' : url.slice(0, url.indexOf('/', 3 + fqdn) === -1 ? url.length : url.indexOf('/', 3 + fqdn));
 }
+
+/** Leaving a router: restore what it changed, answer an automatic OPTIONS, else hand on. */
+function finish(req: Request, res: Response, out: RouterOut, err: unknown, baseUrl: string, next: NextFunction | undefined, params: Record<string, string | undefined>, options: string[] | undefined): void {
+  req.baseUrl = baseUrl;
+  req.next = next;
+  req.params = params;
+  if (options !== undefined && !err && options.length > 0) {
+    sendOptions(res, options);
+    return;
+  }
+  out(err, req, res);
+}
+
+/** Where a router hands a request it did not end: a parent's `next`, or the app's final handler (which also takes req and res). */
+export type RouterOut = (err: unknown, req: Request, res: Response) => void;
 
 function appendMethods(list: string[], add: readonly string[]): void {
   for (const m of add) if (!list.includes(m)) list.push(m);
