@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { send, startTestService } from '../helpers/service.js';
+
+function capture(): { logger: ReturnType<typeof pino>; lines: () => Array<Record<string, unknown>> } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = pino({ level: 'info' }, stream);
+  return { logger, lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+describe('service access log', () => {
+  it('logs method, path, status and duration — never credentials or the query string', async () => {
+    const { logger, lines } = capture();
+    const svc = await startTestService({ logger });
+    try {
+      const auth = await svc.addUser('logan', 'editor', 'hunter2-is-secret');
+      await send(svc.base, 'PUT', '/articles/logged?token=sekrit-query', {
+        headers: { authorization: auth, 'content-type': 'application/xml' },
+        body: '<article><title>L</title><price currency="eur">1.00</price></article>',
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const entry = lines().find((l) => l.msg === 'request' && l.path === '/articles/logged');
+      assert.ok(entry, 'an access log entry for the PUT');
+      assert.equal(entry.method, 'PUT');
+      assert.equal(entry.status, 201);
+      assert.equal(typeof entry.ms, 'number');
+      const all = JSON.stringify(lines());
+      assert.doesNotMatch(all, /hunter2|sekrit|Basic /);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('sends no X-Roa-Trace in production', async () => {
+    const svc = await startTestService({ env: 'production' });
+    try {
+      const res = await send(svc.base, 'GET', '/articles/none-here');
+      assert.equal(res.status, 404);
+      assert.equal(res.headers['x-roa-trace'], undefined);
+      assert.doesNotMatch(res.text, /at \w+ \(/);
+    } finally {
+      await svc.close();
+    }
+  });
+});
