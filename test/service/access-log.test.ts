@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { send, startTestService } from '../helpers/service.js';
 
-function capture(): { logger: ReturnType<typeof pino>; lines: () => Array<Record<string, unknown>> } {
+function capture(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
@@ -12,7 +12,7 @@ function capture(): { logger: ReturnType<typeof pino>; lines: () => Array<Record
       cb();
     },
   });
-  const logger = pino({ level: 'info' }, stream);
+  const logger: Logger = pino({ level: 'info' }, stream) as unknown as Logger;
   return { logger, lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 

@@ -263,3 +263,20 @@ describe('article service: overridden POST', () => {
     }
   });
 });
+
+describe('article service: X-Roa-Trace on success', () => {
+  it('lists the decisions on a successful GET, PUT and OPTIONS in development', async () => {
+    const svc = await startTestService();
+    try {
+      const editor = await svc.addUser('ed', 'editor');
+      const put = await send(svc.base, 'PUT', '/articles/traced', { headers: { authorization: editor, 'content-type': 'application/xml' }, body: XML });
+      assert.match(put.headers['x-roa-trace']!, /auth:basic:editor.*action:created/);
+      const get = await send(svc.base, 'GET', '/articles/traced');
+      assert.match(get.headers['x-roa-trace']!, /auth:anonymous.*exists:yes.*precond:proceed/);
+      const opts = await send(svc.base, 'OPTIONS', '/articles/traced');
+      assert.match(opts.headers['x-roa-trace']!, /exists:yes/);
+    } finally {
+      await svc.close();
+    }
+  });
+});
