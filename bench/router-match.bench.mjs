@@ -17,10 +17,10 @@ import { fmt, median, ratio, spread } from './lib/stats.mjs';
  * (e.g. import from '../dist/router/…'). `lookup` must return something truthy on a hit, falsy on a miss.
  * ROA_DIST=/path/to/dist/index.js benchmarks another build (e.g. main's) instead of ../dist.
  */
-async function roaAdapter() {
+async function roaAdapter(options = {}) {
   const dist = process.env.ROA_DIST ? pathToFileURL(process.env.ROA_DIST).href : '../dist/index.js';
   const { Router } = await import(dist);
-  const router = Router();
+  const router = Router(options);
   return {
     add: (method, p, handler) => router[method.toLowerCase()](p, handler),
     // router.lookup(method, path): the first route answering it, with decoded params, or undefined.
@@ -38,7 +38,7 @@ function findMyWayAdapter() {
 }
 
 /**
- * Express 4's matching, reduced to its cost model: one path-to-regexp@0.1.12 regexp per layer, tried in
+ * Express 4's matching, reduced to its cost model: one path-to-regexp@0.1.13 regexp per layer, tried in
  * registration order, path first and method second (as Layer.match then Route._handles_method do).
  */
 function express4Adapter() {
@@ -61,8 +61,11 @@ function express4Adapter() {
   };
 }
 
+// roa matches case-insensitively by default (Express 4); find-my-way is case-sensitive by
+// default, so `roa-cs` (caseSensitive: true) is the like-for-like contestant.
 const CONTESTANTS = [
-  { name: 'roa', make: roaAdapter },
+  { name: 'roa', make: () => roaAdapter() },
+  { name: 'roa-cs', make: () => roaAdapter({ caseSensitive: true }) },
   { name: 'find-my-way', make: findMyWayAdapter },
   { name: 'express4-scan', make: express4Adapter },
 ];

@@ -22,8 +22,19 @@ export interface Candidate {
 /** Whether the layer at `index` can answer `method` (lets the index drop routes early). */
 export type Accept = (index: number, method: string) => boolean;
 
+interface Literal {
+  /** The segment text (lower case unless the router is case-sensitive); ASCII only. */
+  text: string;
+  node: TrieNode;
+}
+
 interface TrieNode {
   literal: Map<string, TrieNode>;
+  /**
+   * Literal children bucketed by their first character code (literals are ASCII), so a segment is
+   * compared in place — no substring, no hashing — against the few children it could be.
+   */
+  byFirst: Array<Literal[] | undefined> | undefined;
   param: TrieNode | undefined;
   terminals: Array<{ index: number; names: string[] }>;
 }
@@ -31,7 +42,7 @@ interface TrieNode {
 const EMPTY: readonly Candidate[] = [];
 
 function node(): TrieNode {
-  return { literal: new Map(), param: undefined, terminals: [] };
+  return { literal: new Map(), byFirst: undefined, param: undefined, terminals: [] };
 }
 
 export class Matcher {
@@ -42,13 +53,11 @@ export class Matcher {
   private readonly staticHits = new Map<string, readonly Candidate[]>();
   private readonly strict: boolean;
   private readonly sensitive: boolean;
-  private readonly hasParams: boolean;
 
   constructor(layers: readonly Layer[], options: { strict: boolean; sensitive: boolean }) {
     this.strict = options.strict;
     this.sensitive = options.sensitive;
     const literalKeys: string[] = [];
-    let hasParams = false;
     layers.forEach((layer, index) => {
       const simple = layer.simple;
       if (!simple) {
@@ -66,9 +75,8 @@ export class Matcher {
       }
       at.terminals.push({ index, names: simple.paramNames });
       if (simple.paramNames.length === 0) literalKeys.push('/' + simple.segments.join('/'));
-      else hasParams = true;
     });
-    this.hasParams = hasParams;
+    bucket(this.root);
     // A literal path's answer never changes: resolve it once, params and all.
     for (const key of literalKeys) {
       if (!this.staticHits.has(key)) this.staticHits.set(key, this.resolve(key));
@@ -86,24 +94,20 @@ export class Matcher {
       // `//` is not `/` plus a trailing slash: no indexed pattern matches it.
       if (key === '/') return this.always;
     }
-    // Precomputed answers carry lower-cased param values, so they serve only paths that are
-    // already lower case — which a direct hit on a (lower-cased) key proves.
+    // Precomputed answers are keyed in the literals' case; any other spelling walks the trie,
+    // which folds case as it compares (and keeps the request's case in param values).
     const hit = this.staticHits.get(key);
     if (hit !== undefined) return hit;
-    const original = key;
-    // Request targets arrive as Latin-1 strings, where toLowerCase folds exactly what a regex's
-    // `i` flag folds; it is also several times faster than a scan here.
-    if (!this.sensitive) key = key.toLowerCase();
-    if (!this.hasParams && !this.staticHits.has(key)) return this.always;
-    return this.resolve(key, original, method, accept);
+    return this.resolve(key, method, accept);
   }
 
-  /** Walks the trie for a normalised key; `original` keeps the case of captured values. */
-  private resolve(key: string, original: string = key, method?: string, accept?: Accept): readonly Candidate[] {
+  /** Walks the trie; `method`/`accept` drop terminals that cannot answer the method. */
+  private resolve(key: string, method?: string, accept?: Accept): readonly Candidate[] {
     const found: Candidate[] = [];
     // Segments are walked by index (no split): `pos` is where the next segment starts,
     // key.length + 1 once there are none left.
-    const nodes = collect(this.root, key, original, key === '/' ? 2 : 1, [], found, method, method === undefined ? undefined : accept);
+    const walk: Walk = { key, bounds: [], found, sensitive: this.sensitive, method, accept: method === undefined ? undefined : accept };
+    const nodes = collect(this.root, key === '/' ? 2 : 1, walk);
     if (found.length === 0) return this.always;
     // Terminals of one node are already in definition order; several nodes need a merge.
     if (nodes > 1) found.sort((a, b) => a.index - b.index);
@@ -111,14 +115,47 @@ export class Matcher {
   }
 }
 
+/** Builds every node's first-character buckets (after all routes are in). */
+function bucket(at: TrieNode): void {
+  if (at.literal.size > 0) {
+    const byFirst: Array<Literal[] | undefined> = new Array<Literal[] | undefined>(128).fill(undefined);
+    for (const [text, child] of at.literal) (byFirst[text.charCodeAt(0)] ??= []).push({ text, node: child });
+    at.byFirst = byFirst;
+  }
+  for (const child of at.literal.values()) bucket(child);
+  if (at.param) bucket(at.param);
+}
+
+/** `key` holds literal `text` at `pos` (its first character already matched), folding ASCII case unless sensitive. */
+function sameFrom1(key: string, pos: number, text: string, sensitive: boolean): boolean {
+  for (let i = 1; i < text.length; i++) {
+    let c = key.charCodeAt(pos + i);
+    if (!sensitive && c >= 65 && c <= 90) c += 32;
+    if (c !== text.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 /**
  * Depth-first over literal then param children; every terminal reached after the last segment
  * matches. `bounds` holds start/end pairs of the param values taken so far. Returns how many
  * trie nodes contributed terminals.
  */
-function collect(at: TrieNode, key: string, original: string, pos: number, bounds: number[], found: Candidate[], method: string | undefined, accept: Accept | undefined): number {
+interface Walk {
+  key: string;
+  bounds: number[];
+  found: Candidate[];
+  sensitive: boolean;
+  method: string | undefined;
+  accept: Accept | undefined;
+}
+
+function collect(at: TrieNode, pos: number, walk: Walk): number {
+  const key = walk.key;
   const length = key.length;
+  const bounds = walk.bounds;
   if (pos > length) {
+    const { accept, method, found } = walk;
     const terminals = at.terminals;
     let captured: string[] | undefined;
     let added = 0;
@@ -127,7 +164,7 @@ function collect(at: TrieNode, key: string, original: string, pos: number, bound
       if (accept !== undefined && !accept(terminal.index, method!)) continue;
       if (captured === undefined) {
         captured = [];
-        for (let i = 0; i < bounds.length; i += 2) captured.push(original.slice(bounds[i], bounds[i + 1]));
+        for (let i = 0; i < bounds.length; i += 2) captured.push(key.slice(bounds[i], bounds[i + 1]));
       }
       found.push({ index: terminal.index, names: terminal.names, values: captured });
       added = 1;
@@ -137,13 +174,27 @@ function collect(at: TrieNode, key: string, original: string, pos: number, bound
   let end = key.indexOf('/', pos);
   if (end === -1) end = length;
   let nodes = 0;
-  if (at.literal.size !== 0) {
-    const child = at.literal.get(key.slice(pos, end));
-    if (child !== undefined) nodes += collect(child, key, original, end + 1, bounds, found, method, accept);
+  const byFirst = at.byFirst;
+  if (byFirst !== undefined && end > pos) {
+    let first = key.charCodeAt(pos);
+    const sensitive = walk.sensitive;
+    if (!sensitive && first >= 65 && first <= 90) first += 32;
+    // Literals are ASCII: a segment starting with anything else matches none of them.
+    const candidates = first < 128 ? byFirst[first] : undefined;
+    if (candidates !== undefined) {
+      const size = end - pos;
+      for (let i = 0; i < candidates.length; i++) {
+        const lit = candidates[i]!;
+        if (lit.text.length === size && sameFrom1(key, pos, lit.text, sensitive)) {
+          nodes += collect(lit.node, end + 1, walk);
+          break;
+        }
+      }
+    }
   }
   if (at.param !== undefined && end > pos) {
     bounds.push(pos, end);
-    nodes += collect(at.param, key, original, end + 1, bounds, found, method, accept);
+    nodes += collect(at.param, end + 1, walk);
     bounds.pop();
     bounds.pop();
   }

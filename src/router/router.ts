@@ -9,7 +9,7 @@ import type { Response } from '../http/response.js';
 import { callErrorHandler, callHandler, flattenHandlers, type ErrorRequestHandler, type HandlerArg, type NextFunction, type RequestHandler } from './handler.js';
 import { Layer, decodeParam } from './layer.js';
 import { Matcher, type Accept, type Candidate } from './matcher.js';
-import { ROUTE_METHODS } from './methods.js';
+import { isUpperMethod, ROUTE_METHODS } from './methods.js';
 import type { RoutePath } from './path.js';
 import { Route } from './route.js';
 
@@ -104,7 +104,7 @@ export class RouterCore {
    */
   lookup(method: string, path: string): { route: Route; params: Record<string, string | undefined> } | undefined {
     const matcher = (this.matcher ??= new Matcher(this.stack, { strict: this.strict, sensitive: this.caseSensitive }));
-    const upper = method.toUpperCase();
+    const upper = isUpperMethod(method) ? method : method.toUpperCase();
     const candidates = matcher.lookup(path, this.filterFor(upper, path), this.accepts);
     for (let i = 0; i < candidates.length; i++) {
       const candidate = candidates[i]!;
