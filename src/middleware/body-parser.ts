@@ -10,12 +10,13 @@ import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 
 // Set once a parser filled req.body, so a second parser (or the same one mounted twice) skips,
-// as body-parser's `req._body` does. A WeakSet keeps the flag off the Request's own fields.
-const parsed = new WeakSet<Request>();
+// as body-parser's `req._body` does. A symbol keeps the flag off the Request's public fields.
+const PARSED = Symbol('roa.bodyParsed');
+type Flagged = Request & { [PARSED]?: true };
 
 /** True once json() or urlencoded() has parsed this request's body. */
 export function isBodyParsed(req: Request): boolean {
-  return parsed.has(req);
+  return (req as Flagged)[PARSED] === true;
 }
 
 /** Which requests a parser reads: media types (`application/json`, `+json`, `application/*`), or a predicate. */
@@ -69,7 +70,7 @@ export function bodyParser(
   }
   const matches = typeMatcher(options.type ?? defaultType, name);
   return (req: Request, _res: Response, next: NextFunction): void => {
-    if (parsed.has(req)) {
+    if ((req as Flagged)[PARSED] === true) {
       next();
       return;
     }
@@ -100,7 +101,7 @@ export function bodyParser(
         return;
       }
       req.body = body;
-      parsed.add(req);
+      (req as Flagged)[PARSED] = true;
       next();
     }, next);
   };
