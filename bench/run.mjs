@@ -13,10 +13,12 @@ import { killServers } from './lib/server.mjs';
 import { killWrk, writeScript } from './lib/wrk.mjs';
 
 /**
- * @typedef {{ name: string, cmd: string, args?: string[], env?: Record<string, string>, cwd?: string }} ServerDef
- * @typedef {{ status?: number, body?: string, json?: unknown }} Expect
- * @typedef {{ name: string, method: string, path: string, body?: string, headers?: Record<string, string>, expect?: Expect }} RequestDef
- * @typedef {{ name: string, description?: string, subject: string, peers?: string[], servers: ServerDef[], requests: RequestDef[] }} Scenario
+ * @typedef {{ headers?: Record<string, string> | (() => Record<string, string>), script?: (phase: 'warmup' | 'window', seconds: number, o: { threads: number }) => string | Promise<string> }} Prepared
+ * @typedef {(ctx: { port: number, server: string, request: RequestDef }) => Promise<Prepared | void>} Prepare
+ * @typedef {{ name: string, cmd: string, args?: string[], env?: Record<string, string>, cwd?: string, prepare?: Prepare }} ServerDef
+ * @typedef {{ status?: number, body?: string, json?: unknown, headers?: Record<string, string> }} Expect
+ * @typedef {{ name: string, method: string, path: string, body?: string, headers?: Record<string, string>, expect?: Expect, prepare?: Prepare }} RequestDef
+ * @typedef {{ name: string, description?: string, subject: string, peers?: string[], baseline?: string, servers: ServerDef[], requests: RequestDef[] }} Scenario
  */
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -177,6 +179,7 @@ async function main() {
     loadBefore: machine().load,
     subject,
     peers: scenario.peers,
+    baseline: scenario.baseline,
     retry: cfg.retry,
     servers: servers.map((s) => s.name),
     requests: requests.map((r) => r.name),

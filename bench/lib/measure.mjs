@@ -1,20 +1,23 @@
 /** @module One measured run: fresh server, sanity check, warm-up, wrk window with /proc CPU accounting, stop. */
 import { isDeepStrictEqual } from 'node:util';
-import { clockTicks, cpuTicks, processTicks } from './proc.mjs';
+import { clockTicks, cpuTicks, processTicks, treeTicks } from './proc.mjs';
 import { startServer } from './server.mjs';
-import { runWrk } from './wrk.mjs';
+import { runWrk, writeScript } from './wrk.mjs';
 
 /** Checks one response against the request's expectation; returns an error message or undefined. */
 async function check(port, req) {
   const res = await fetch(`http://127.0.0.1:${port}${req.path}`, {
     method: req.method,
-    headers: req.headers,
+    headers: typeof req.headers === 'function' ? req.headers() : req.headers,
     body: req.body,
     signal: AbortSignal.timeout(5000),
   });
   const text = await res.text();
   const e = req.expect ?? {};
   if (res.status !== (e.status ?? 200)) return `status ${res.status}, expected ${e.status ?? 200}: ${text.slice(0, 100)}`;
+  for (const [name, value] of Object.entries(e.headers ?? {})) {
+    if (res.headers.get(name) !== value) return `${name}: ${res.headers.get(name)}, expected ${value}`;
+  }
   if (e.body !== undefined && text !== e.body) return `body ${JSON.stringify(text.slice(0, 100))}, expected ${JSON.stringify(e.body)}`;
   if (e.json !== undefined) {
     let got;
@@ -28,6 +31,34 @@ async function check(port, req) {
   return undefined;
 }
 
+/**
+ * The request as this run sends it. A `prepare({ port, server, request })` hook of the server (else of the
+ * request), optional, runs once per fresh server before the sanity check: it may warm a cache and check it
+ * hits, fetch a token (→ `headers`), or supply `script(phase, seconds, { threads })` giving a wrk script per
+ * window (e.g. a feed of signed requests, each nonce used once). A hook that throws fails the run.
+ */
+async function prepared(req, srv, server, cfg) {
+  const hook = server.prepare ?? req.prepare;
+  const run = hook ? (await hook({ port: srv.port, server: server.name, request: req })) ?? {} : {};
+  const live = run.headers ? { ...req, headers: run.headers } : req;
+  let fixed;
+  const script = async (phase, seconds) => {
+    if (run.script) return run.script(phase, seconds, { threads: cfg.threads });
+    if (!run.headers) return cfg.scripts.get(req.name);
+    fixed ??= writeScript({ ...live, headers: typeof live.headers === 'function' ? live.headers() : live.headers }, 'run');
+    return fixed;
+  };
+  return { live, script };
+}
+
+function safeTicks(pid) {
+  try {
+    return processTicks(pid);
+  } catch {
+    return 0;
+  }
+}
+
 /** One measured run: fresh server, sanity check, warm-up, measured window with CPU accounting, stop. */
 export async function measure(server, req, round, cfg) {
   const base = { request: req.name, server: server.name, round };
@@ -38,18 +69,31 @@ export async function measure(server, req, round, cfg) {
     return { ...base, error: String(e.message ?? e), startFailed: true };
   }
   try {
-    const bad = await check(srv.port, req);
+    let live;
+    let script;
+    try {
+      ({ live, script } = await prepared(req, srv, server, cfg));
+    } catch (e) {
+      return { ...base, error: `prepare: ${e.message ?? e}` };
+    }
+    const bad = await check(srv.port, live);
     if (bad) return { ...base, error: `sanity check: ${bad}` };
     const url = `http://127.0.0.1:${srv.port}${req.path}`;
-    const wrk = { url, script: cfg.scripts.get(req.name), connections: cfg.connections, threads: cfg.threads };
+    const wrk = { url, connections: cfg.connections, threads: cfg.threads };
     const wrkCpu = cfg.pinned ? cfg.wrkCpu : undefined;
-    if (cfg.warmup > 0) await runWrk({ ...wrk, duration: cfg.warmup, cpu: wrkCpu });
+    if (cfg.warmup > 0) await runWrk({ ...wrk, script: await script('warmup', cfg.warmup), duration: cfg.warmup, cpu: wrkCpu });
+    const windowScript = await script('window', cfg.duration);
 
     const t0 = process.hrtime.bigint();
-    const ticks0 = processTicks(srv.pid);
+    // The server's whole process tree: a script that starts varnishd is charged for varnishd's CPU too.
+    const ticks0 = treeTicks(srv.pid);
+    // Shared processes the server leans on (e.g. redis-server) are not its children: accounted apart.
+    const outside = server.outsidePids?.() ?? [];
+    const outside0 = outside.reduce((a, p) => a + safeTicks(p), 0);
     const cpu0 = cpuTicks(cfg.serverCpu);
-    const w = await runWrk({ ...wrk, duration: cfg.duration, cpu: wrkCpu });
-    const ticks1 = processTicks(srv.pid);
+    const w = await runWrk({ ...wrk, script: windowScript, duration: cfg.duration, cpu: wrkCpu });
+    const ticks1 = treeTicks(srv.pid);
+    const outside1 = outside.reduce((a, p) => a + safeTicks(p), 0);
     const cpu1 = cpuTicks(cfg.serverCpu);
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
 
@@ -67,8 +111,11 @@ export async function measure(server, req, round, cfg) {
       socketErrors: w.socketErrors,
       cpuUsPerReq: w.requests ? (serverS * 1e6) / w.requests : NaN,
       cpuPct: (serverS / wallS) * 100,
+      ...(outside.length && w.requests ? { outsideUsPerReq: ((outside1 - outside0) / tck) * 1e6 / w.requests, outsideName: server.outsideName } : {}),
       // Only meaningful when pinned: the server's ticks all land on serverCpu then.
       otherPct: cfg.pinned && total > 0 ? (Math.max(0, busy - (ticks1 - ticks0)) / total) * 100 : NaN,
+      // Idle because a thread waited on the disk (e.g. SQLite WAL checkpoints), not on the client.
+      iowaitPct: cfg.pinned && total > 0 ? ((cpu1.iowait - cpu0.iowait) / total) * 100 : NaN,
     };
   } catch (e) {
     return { ...base, error: String(e.message ?? e) };

@@ -1,6 +1,6 @@
 /** @module CPU accounting from /proc: per-process ticks and per-CPU busy ticks (Linux only). */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 
 let clkTck;
@@ -27,7 +27,49 @@ export function processTicks(pid) {
   return Number(rest[11]) + Number(rest[12]);
 }
 
-/** Busy and total ticks of one CPU from /proc/stat (busy = total - idle - iowait). */
+/**
+ * utime + stime of a process and all its descendants (e.g. varnishd's manager and cache worker started by a
+ * server script), in clock ticks. Walks /proc once; a descendant that exits mid-window loses its ticks.
+ */
+export function treeTicks(pid) {
+  const parent = new Map();
+  const own = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    parent.set(Number(name), Number(rest[1]));
+    own.set(Number(name), Number(rest[11]) + Number(rest[12]));
+  }
+  const isUnder = (p) => {
+    for (let q = p, hops = 0; q > 1 && hops < 64; q = parent.get(q) ?? 0, hops++) if (q === pid) return true;
+    return false;
+  };
+  let sum = 0;
+  for (const [p, t] of own) if (isUnder(p)) sum += t;
+  return sum;
+}
+
+/** Pids of running processes whose command name (`/proc/<pid>/comm`) is `name`, e.g. a shared redis-server. */
+export function pidsNamed(name) {
+  const out = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === name) out.push(Number(p));
+    } catch {
+      // exited
+    }
+  }
+  return out;
+}
+
+/** Busy, iowait and total ticks of one CPU from /proc/stat (busy = total - idle - iowait). */
 export function cpuTicks(cpu) {
   const line = readFileSync('/proc/stat', 'utf8')
     .split('\n')
@@ -36,7 +78,7 @@ export function cpuTicks(cpu) {
   // user nice system idle iowait irq softirq steal (guest time is already inside user)
   const f = line.trim().split(/\s+/).slice(1, 9).map(Number);
   const total = f.reduce((a, b) => a + b, 0);
-  return { busy: total - f[3] - f[4], total };
+  return { busy: total - f[3] - f[4], iowait: f[4], total };
 }
 
 /** Whether a pid is still alive (for sanity checks). */

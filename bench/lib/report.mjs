@@ -24,7 +24,10 @@ export function summarize(meta, runs) {
         usSpread: spread(ok.map((r) => r.cpuUsPerReq)),
         cpuPct: median(ok.map((r) => r.cpuPct)),
         otherPct: median(ok.map((r) => r.otherPct)),
+        iowaitPct: median(ok.map((r) => r.iowaitPct)),
         unsaturated: ok.filter((r) => r.cpuPct < SATURATED_PCT).length,
+        outsideUsPerReq: median(ok.map((r) => r.outsideUsPerReq)),
+        outsideName: ok.find((r) => r.outsideName)?.outsideName,
         non2xx: ok.reduce((a, r) => a + r.non2xx, 0),
         socketErrors: ok.reduce((a, r) => a + r.socketErrors, 0),
       });
@@ -43,7 +46,11 @@ export function errorLine(error) {
 function notes(s) {
   const n = [];
   // CPU 0 neither busy with the server nor with others: the server waited on the client (wrk starved on its CPU).
-  if (s.unsaturated) n.push(`${s.unsaturated}/${s.runs} not saturated${s.otherPct < 10 ? ' (CPU 0 idle: client-bound)' : ''}`);
+  if (s.unsaturated) {
+    const why = s.iowaitPct >= 3 ? ` (CPU 0 ${fmt(s.iowaitPct)}% in iowait: disk-bound)` : s.otherPct < 10 ? ' (CPU 0 idle: client-bound)' : '';
+    n.push(`${s.unsaturated}/${s.runs} not saturated${why}`);
+  }
+  if (Number.isFinite(s.outsideUsPerReq)) n.push(`+${fmt(s.outsideUsPerReq, 1)} µs/req in ${s.outsideName ?? 'shared processes'} (not in CPU µs/req)`);
   if (s.non2xx) n.push(`${s.non2xx} non-2xx`);
   if (s.socketErrors) n.push(`${s.socketErrors} socket errors`);
   if (Number.isFinite(s.rpsSpread) && s.rpsSpread > 0.1) n.push(`req/s spread ${(s.rpsSpread * 100).toFixed(0)}%`);
@@ -86,6 +93,9 @@ export function renderScenario(meta, runs) {
     }
     L.push('');
   }
+  if (meta.baseline && meta.servers.includes(meta.baseline)) L.push(...relativeTable(meta, summary));
+  // With a baseline the relative table says it all; subject/peer ratios would only repeat it inverted.
+  if (meta.baseline) return L.join('\n');
   if (!meta.servers.includes(meta.subject)) {
     L.push(`No ratios: the subject \`${meta.subject}\` was not in this run.`, '');
     return L.join('\n');
@@ -109,6 +119,29 @@ export function renderScenario(meta, runs) {
   }
   L.push('');
   return L.join('\n');
+}
+
+/**
+ * Each server relative to the scenario's `baseline` server (e.g. auth modes vs anonymous): req/s ratio
+ * (< 1: slower than the baseline) and CPU/req ratio (> 1: costs more per request).
+ */
+function relativeTable(meta, summary) {
+  const b = meta.baseline;
+  const L = [`### Relative to \`${b}\``, ''];
+  L.push(`req/s ÷ ${b}: < 1 serves fewer; CPU/req ÷ ${b}: > 1 spends more CPU per request.`, '');
+  L.push(`| endpoint | server | req/s | CPU µs/req | req/s ÷ ${b} | CPU/req ÷ ${b} | notes |`);
+  L.push('|---|---|---:|---:|---:|---:|---|');
+  for (const request of meta.requests) {
+    const base = summary.find((x) => x.request === request && x.server === b);
+    for (const s of summary.filter((x) => x.request === request)) {
+      L.push(
+        `| ${request} | ${s.server} | ${fmt(s.rps)} | ${fmt(s.usPerReq, 1)} | ${ratio(s.rps, base.rps)} | ` +
+          `${ratio(s.usPerReq, base.usPerReq)} | ${notes(s)} |`,
+      );
+    }
+  }
+  L.push('');
+  return L;
 }
 
 /** Every run, for latest.md only (RESULTS.md keeps the medians). */

@@ -25,9 +25,15 @@ function luaString(s) {
   return out + '"';
 }
 
-/** Writes a wrk Lua script setting method, headers and body for `request`; returns its path. */
-export function writeScript(request) {
+/** The harness's temp directory for wrk scripts (created on first use). */
+export function scriptDirectory() {
   scriptDir ??= mkdtempSync(path.join(os.tmpdir(), 'roa-bench-'));
+  return scriptDir;
+}
+
+/** Writes a wrk Lua script setting method, headers and body for `request`; returns its path. */
+export function writeScript(request, suffix = '') {
+  scriptDirectory();
   const lines = [`wrk.method = ${luaString(request.method ?? 'GET')}`];
   let body = request.body;
   if (body !== undefined && typeof body !== 'string') body = JSON.stringify(body);
@@ -36,7 +42,7 @@ export function writeScript(request) {
   for (const [k, v] of Object.entries(request.headers ?? {})) {
     lines.push(`wrk.headers[${luaString(k)}] = ${luaString(String(v))}`);
   }
-  const file = path.join(scriptDir, `${request.name.replace(/[^\w.-]/g, '_')}.lua`);
+  const file = path.join(scriptDir, `${request.name.replace(/[^\w.-]/g, '_')}${suffix ? `-${suffix}` : ''}.lua`);
   writeFileSync(file, lines.join('\n') + '\n');
   return file;
 }

@@ -1,0 +1,83 @@
+/**
+ * @module The seeded data every article server opens: one article (id 1), an editor with a password and an
+ * HMAC secret, an OAuth client; fixed credentials so scenarios can build headers without asking the server.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { roa } from './roa-dist.mjs';
+
+/** Fixed, benchmark-only credentials (never used outside loopback servers started by the harness). */
+export const EDITOR = { name: 'bench-editor', password: 'bench-password-1' };
+export const HMAC_SECRET = 'bench-hmac-secret-0123456789abcdefghijklmnopq';
+export const CLIENT = { id: 'bench-client', secret: 'bench-client-secret-0123456789abcdefghijklmn' };
+/** 32 bytes derived from a label: the same SecretBox key in every server process of a run. */
+export const SERVER_KEY = createHash('sha256').update('roa-bench-server-key').digest();
+
+export const ARTICLE = { title: 'Benchmark article', price: { amount: '9.99', currency: 'eur' } };
+/** The POST /articles body of the articles scenario. */
+export const POST_XML = '<article><title>T</title><price currency="eur">9.99</price></article>';
+
+export const basicHeader = (u = EDITOR) => `Basic ${Buffer.from(`${u.name}:${u.password}`).toString('base64')}`;
+export const clientBasicHeader = () => `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`;
+
+/**
+ * Makes a temp directory, opens a SQLite file store in it through dist's openStore and seeds it.
+ * `dispose()` closes the store and removes the directory.
+ * @returns {Promise<{ store: any, dir: string, dbPath: string, dispose(): Promise<void> }>}
+ */
+export async function openSeededStore() {
+  const [{ openStore }, { hashPassword }, { SecretBox, sealHmacSecret }, { hashClientSecret }] = await Promise.all([
+    roa('storage/open-store.js'),
+    roa('auth/passwords.js'),
+    roa('auth/secret-box.js'),
+    roa('auth/tokens.js'),
+  ]);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'roa-bench-store-'));
+  const dbPath = path.join(dir, 'roa.db');
+  const store = await openStore(dbPath);
+  const article = await store.createArticle(ARTICLE, EDITOR.name);
+  if (article.id !== 1) throw new Error(`seeded article got id ${article.id}, expected 1`);
+  await store.createUser({
+    name: EDITOR.name,
+    role: 'editor',
+    passwordHash: await hashPassword(EDITOR.password),
+    hmacSecret: sealHmacSecret(new SecretBox(SERVER_KEY), EDITOR.name, HMAC_SECRET),
+  });
+  await store.createClient({
+    clientId: CLIENT.id,
+    secretHash: hashClientSecret(CLIENT.secret),
+    userName: EDITOR.name,
+    scopes: ['articles:read', 'articles:write'],
+  });
+  let disposed = false;
+  return {
+    store,
+    dir,
+    dbPath,
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      await store.close().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `cleanup` once on SIGTERM/SIGINT (the harness stops servers with SIGTERM), then exits. */
+export function onStop(cleanup) {
+  let stopping = false;
+  for (const sig of ['SIGTERM', 'SIGINT']) {
+    process.on(sig, () => {
+      if (stopping) return;
+      stopping = true;
+      // Bounded: a hung close never keeps a benchmark server alive.
+      setTimeout(() => process.exit(0), 1500).unref();
+      Promise.resolve()
+        .then(cleanup)
+        .catch((e) => console.error(e))
+        .finally(() => process.exit(0));
+    });
+  }
+}

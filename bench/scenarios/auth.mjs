@@ -1,0 +1,71 @@
+/**
+ * @module Scenario "auth" (issue 4): GET /article/1 on the roa service under each authentication scheme,
+ * relative to anonymous. HMAC with a nonce cannot be replayed, so each window gets its own feed of signed
+ * requests (bench/lib/request-feed.mjs): Node signs them ahead of the window and wrk sends each once.
+ */
+import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
+import { CLIENT, EDITOR, HMAC_SECRET, basicHeader, clientBasicHeader } from '../lib/fixture.mjs';
+import { rawRequest, writeRequestFeed } from '../lib/request-feed.mjs';
+import { pidsNamed } from '../lib/proc.mjs';
+import { roa } from '../lib/roa-dist.mjs';
+
+const { signRequest } = await roa('client/index.js');
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Signed requests per second of window the feed holds; past the end replays show as non-2xx (401). */
+const FEED_RATE = Number(process.env.BENCH_FEED_RATE ?? 40_000);
+
+const sign = (request, extra = {}) => signRequest({ method: request.method, target: request.path, user: EDITOR.name, secret: HMAC_SECRET, ...extra });
+
+/** Fixed headers for the whole run. */
+const fixed = (headers) => async () => ({ headers });
+
+/** A fresh nonce per request: a signed header for the sanity check, and a signed feed per wrk window. */
+async function nonceFeed({ port, server, request }) {
+  return {
+    headers: () => sign(request),
+    script: (phase, seconds, { threads }) =>
+      writeRequestFeed(`${server}-${phase}`, Math.ceil(seconds * FEED_RATE) + 1000, () => rawRequest(request.method, request.path, port, sign(request)), threads),
+  };
+}
+
+/** An access token from POST /oauth/token (client_credentials, client_secret_basic). */
+async function bearer({ port }) {
+  const res = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+    method: 'POST',
+    headers: { Authorization: clientBasicHeader(), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials&scope=articles%3Aread',
+    signal: AbortSignal.timeout(5000),
+  });
+  const body = await res.json();
+  if (res.status !== 200 || typeof body.access_token !== 'string') throw new Error(`token: ${res.status} ${JSON.stringify(body)}`);
+  return { headers: { Authorization: `Bearer ${body.access_token}` } };
+}
+
+const GET = { name: 'GET article', method: 'GET', path: '/article/1' };
+
+/** @type {import('../run.mjs').Scenario} */
+export default {
+  name: 'auth',
+  description:
+    `GET /article/1 on the roa service (SQLite file store, gateway off) per authentication scheme, relative to anonymous. ` +
+    `Basic: the editor, verification cached after the first request. HMAC minimal: one replayable header. HMAC nonce: ` +
+    `Date + a fresh nonce per request, precomputed (${FEED_RATE.toLocaleString('en-US')}/s of window) and sent once each by wrk; nonces ` +
+    `recorded in the SQLite store or in Redis (${REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
+  subject: 'anonymous',
+  baseline: 'anonymous',
+  peers: ['basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-redis', 'bearer-opaque', 'bearer-jwt'],
+  servers: [
+    nodeServer('anonymous', 'articles-roa'),
+    nodeServer('basic', 'articles-roa', {}, { prepare: fixed({ Authorization: basicHeader() }) }),
+    nodeServer('hmac-minimal', 'articles-roa', {}, { prepare: async ({ request }) => ({ headers: sign(request, { minimal: true }) }) }),
+    nodeServer('hmac-nonce-sqlite', 'articles-roa', {}, { prepare: nonceFeed }),
+    nodeServer('hmac-nonce-redis', 'articles-roa', { BENCH_REDIS: REDIS_URL }, {
+      prepare: nonceFeed,
+      outsidePids: () => pidsNamed('redis-server'),
+      outsideName: 'redis-server',
+    }),
+    nodeServer('bearer-opaque', 'articles-roa', {}, { prepare: bearer }),
+    nodeServer('bearer-jwt', 'articles-roa', { BENCH_TOKEN_FORMAT: 'jwt' }, { prepare: bearer }),
+  ],
+  requests: [{ ...GET, expect: { status: 200, body: ARTICLE_XML } }],
+};

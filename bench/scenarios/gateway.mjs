@@ -1,0 +1,37 @@
+/**
+ * @module Scenario "gateway" (issues 5, 6): cache-hit throughput of GET /article/1 through roa's embedded
+ * gateway (service + gateway in one process, as `roa serve` runs), through varnishd with
+ * deploy/varnish/roa.vcl, from the service uncached, and from raw node:http sending a fixed body.
+ */
+import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
+
+/** Fills the cache with one request, then checks the next one is a hit. */
+async function warm({ port, request }) {
+  const url = `http://127.0.0.1:${port}${request.path}`;
+  for (let i = 0; i < 2; i++) await (await fetch(url, { signal: AbortSignal.timeout(5000) })).text();
+  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+  await res.text();
+  if (res.headers.get('x-cache') !== 'HIT') throw new Error(`cache not warm: X-Cache ${res.headers.get('x-cache')}`);
+  return {};
+}
+
+/** @type {import('../run.mjs').Scenario} */
+export default {
+  name: 'gateway',
+  description:
+    'GET /article/1 cache hits. gateway: roa service + embedded gateway in one process (`roa serve`), cache warmed ' +
+    'and X-Cache: HIT checked before each run. varnish: varnishd 7 with deploy/varnish/roa.vcl (one thread pool) in ' +
+    'front of the service, started by the server script so it is pinned to CPU 0 too (taskset is inherited; all ' +
+    'its threads share that one core) and its CPU counted with the script\'s. service: the roa service, no cache. ' +
+    'fixed: raw node:http answering a fixed body with the gateway-hit headers (the ceiling). Entries are fresh ' +
+    'for 60 s (s-maxage), longer than a run.',
+  subject: 'gateway',
+  peers: ['service', 'fixed', 'varnish'],
+  servers: [
+    nodeServer('gateway', 'articles-roa', { BENCH_GATEWAY: '1', BENCH_FRONT: 'gateway' }, { prepare: warm }),
+    nodeServer('varnish', 'articles-roa', { BENCH_VARNISH: '1', BENCH_FRONT: 'varnish' }, { prepare: warm }),
+    nodeServer('service', 'articles-roa'),
+    nodeServer('fixed', 'fixed'),
+  ],
+  requests: [{ name: 'GET article (hit)', method: 'GET', path: '/article/1', expect: { status: 200, body: ARTICLE_XML } }],
+};

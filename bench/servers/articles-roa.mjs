@@ -1,0 +1,74 @@
+/**
+ * @module roa article service (the subject of the articles, auth, gateway and purge benchmarks): the real
+ * `startService` on a seeded SQLite file store, logs silent. Environment (all optional):
+ *   BENCH_GATEWAY=1        embedded caching gateway on (an ephemeral port), purged after writes (`roa serve`)
+ *   BENCH_GATEWAY2=1       a second embedded gateway (createGateway) in this process, added to the purge list
+ *   BENCH_VARNISH=1        varnishd (deploy/varnish/roa.vcl) in front of the service, added to the purge list
+ *   BENCH_FRONT=service|gateway|varnish   which port to announce (default: service)
+ *   BENCH_REDIS=redis://…  HMAC nonces in Redis instead of the SQLite store
+ *   BENCH_TOKEN_FORMAT=jwt access tokens as JWTs (default opaque)
+ */
+import net from 'node:net';
+import path from 'node:path';
+import { HOST, port } from '../lib/routes.mjs';
+import { SERVER_KEY, onStop, openSeededStore } from '../lib/fixture.mjs';
+import { roa } from '../lib/roa-dist.mjs';
+import { startVarnish } from '../lib/varnish.mjs';
+
+const env = process.env;
+const { startService } = await roa('service.js');
+const { createGateway } = await roa('gateway/index.js');
+
+/** A free loopback port (varnishd needs the backend's port before the service starts). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().once('error', reject);
+    s.listen(0, HOST, () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+const seeded = await openSeededStore();
+const cleanups = [];
+onStop(async () => {
+  for (const c of cleanups) await c();
+  await seeded.dispose();
+});
+
+const servicePort = env.BENCH_VARNISH === '1' ? await freePort() : port();
+const purge = [];
+let varnish;
+if (env.BENCH_VARNISH === '1') {
+  varnish = await startVarnish({ backendPort: servicePort });
+  cleanups.push(() => varnish.stop());
+  purge.push(varnish.url);
+}
+let gateway2;
+if (env.BENCH_GATEWAY2 === '1') {
+  gateway2 = createGateway({ upstream: `http://${HOST}:${servicePort}` });
+  const addr = await gateway2.listen(0, HOST);
+  cleanups.push(() => gateway2.close());
+  purge.push(`http://${HOST}:${addr.port}`);
+}
+
+const service = await startService({
+  store: seeded.store,
+  port: servicePort,
+  host: HOST,
+  gatewayPort: env.BENCH_GATEWAY === '1' ? 'ephemeral' : 0,
+  purge,
+  logLevel: 'silent',
+  serverKey: SERVER_KEY,
+  ...(env.BENCH_REDIS ? { redisUrl: env.BENCH_REDIS } : {}),
+  ...(env.BENCH_TOKEN_FORMAT === 'jwt' ? { tokenFormat: 'jwt', jwtKeyFile: path.join(seeded.dir, 'jwt-key.json') } : {}),
+});
+// The service closes the store it was handed; dispose() then only removes the directory.
+cleanups.unshift(() => service.close());
+
+const front = env.BENCH_FRONT ?? 'service';
+const announced =
+  front === 'gateway' ? service.gatewayAddress?.port : front === 'varnish' ? varnish?.port : service.address.port;
+if (!announced) throw new Error(`BENCH_FRONT=${front} but that front is not running`);
+process.stdout.write(`listening ${announced}\n`);
