@@ -3,7 +3,7 @@
  * HTTP Basic authentication (RFC 7617) against scrypt password hashes, with a short-lived cache of
  * verified credentials so a busy client is not bounded by scrypt on every request.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Request } from '../http/request.js';
 import type { Store } from '../storage/store.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
@@ -80,9 +80,10 @@ export class BasicScheme implements AuthScheme {
   private readonly equal: SafeEqual;
   private readonly now: () => number;
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly inFlight = new Map<string, Promise<boolean>>();
   // Cache keys are HMAC-SHA-256 under a per-process key: a memory dump then holds no fast, unsalted
   // hash of any password that could be brute-forced offline.
-  private readonly cacheKey = randomBytes(32);
+  private readonly cacheKeyText = randomBytes(32).toString('base64');
 
   constructor(options: BasicSchemeOptions) {
     this.store = options.store;
@@ -117,7 +118,19 @@ export class BasicScheme implements AuthScheme {
     }
     // Unknown users are verified against a dummy hash: same scrypt cost, same answer (no enumeration).
     const stored = user?.passwordHash ?? (await dummyPasswordHash());
-    const ok = await verifyPassword(creds.password, stored, this.equal);
+    // Concurrent requests with the same credentials share one scrypt run: a client opening many
+    // connections at once would otherwise pay scrypt per connection before the cache fills.
+    const flightKey = key + '\0' + stored;
+    let verifying = this.inFlight.get(flightKey);
+    if (verifying === undefined) {
+      verifying = verifyPassword(creds.password, stored, this.equal);
+      this.inFlight.set(flightKey, verifying);
+      const forget = (): void => {
+        this.inFlight.delete(flightKey);
+      };
+      verifying.then(forget, forget);
+    }
+    const ok = await verifying;
     if (!ok || user === undefined) throw invalidCredentials(this.challenge());
     this.remember(key, { name: user.name, passwordHash: user.passwordHash, expiresAt: this.now() + this.ttl });
     return { name: user.name, role: user.role, scopes: null, scheme: 'basic' };
@@ -129,7 +142,8 @@ export class BasicScheme implements AuthScheme {
   }
 
   private keyOf(creds: BasicCredentials): string {
-    return createHmac('sha256', this.cacheKey).update(creds.userId).update('\0').update(creds.password).digest('base64url');
+    // A one-shot keyed digest (secret prefix): no Hmac object per request on the hot path.
+    return hash('sha256', this.cacheKeyText + creds.userId + '\0' + creds.password, 'base64url');
   }
 
   private remember(key: string, entry: CacheEntry): void {

@@ -6,7 +6,7 @@ import { HttpError } from '../errors/http-error.js';
 import type { Request } from '../http/request.js';
 import type { Store } from '../storage/store.js';
 import type { JwtAccessTokens } from './jwt-keys.js';
-import type { AuthScheme, Caller } from './scheme.js';
+import type { AuthScheme, Caller, Role } from './scheme.js';
 import { hashToken } from './tokens.js';
 
 export interface BearerSchemeOptions {
@@ -15,6 +15,13 @@ export interface BearerSchemeOptions {
   jwt?: JwtAccessTokens;
   realm?: string;
   now?: () => number;
+}
+
+/** How long a JWT known not to be revoked is trusted before the store is asked again. */
+const REVOCATION_RECHECK_MS = 1000;
+
+function isRoles(value: unknown): value is [Role, ...string[]] {
+  return Array.isArray(value) && (value[0] === 'reader' || value[0] === 'editor' || value[0] === 'admin');
 }
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
@@ -67,14 +74,32 @@ export class BearerScheme implements AuthScheme {
   }
 
   private async fromJwt(token: string): Promise<Caller | undefined> {
-    const claims = await this.options.jwt!.verify(token);
+    const jwt = this.options.jwt!;
+    const claims = await jwt.verify(token);
     if (claims === undefined) return undefined;
-    // JWTs are also recorded by hash, so revocation (RFC 7009) and reuse detection reach them here;
-    // other resource servers may verify them statelessly with the JWKS.
-    const rec = await this.options.store.getToken(hashToken(token));
-    if (rec === undefined || rec.revoked) return undefined;
-    return this.callerFor(claims.sub, claims.client_id, claims.scope === '' ? [] : claims.scope.split(' '));
+    const scopes = claims.scope === '' ? [] : claims.scope.split(' ');
+    // JWTs are also recorded by hash, so revocation (RFC 7009) and reuse detection reach them. The
+    // store is asked at most once a second per token (at once after this process revoked anything):
+    // JWT mode trades that second for checks without a store round trip per request; other
+    // resource servers may verify the tokens statelessly with the JWKS.
+    const now = this.now();
+    const seen = this.unrevoked.get(token);
+    if (seen === undefined || seen.epoch !== jwt.revocationEpoch || now - seen.at >= REVOCATION_RECHECK_MS) {
+      const rec = await this.options.store.getToken(hashToken(token));
+      if (rec === undefined || rec.revoked) {
+        this.unrevoked.delete(token);
+        return undefined;
+      }
+      if (this.unrevoked.size >= 10_000) this.unrevoked.delete(this.unrevoked.keys().next().value as string);
+      this.unrevoked.set(token, { at: now, epoch: jwt.revocationEpoch });
+      // Without a roles claim (tokens from before it existed), the user decides the role.
+      if (!isRoles(claims.roles)) return this.callerFor(claims.sub, claims.client_id, scopes);
+    }
+    if (!isRoles(claims.roles)) return this.callerFor(claims.sub, claims.client_id, scopes);
+    return { name: claims.sub, role: claims.roles[0], scopes, scheme: 'bearer', clientId: claims.client_id };
   }
+
+  private readonly unrevoked = new Map<string, { at: number; epoch: number }>();
 
   private async callerFor(userName: string, clientId: string, scopes: string[]): Promise<Caller | undefined> {
     const [user, client] = await Promise.all([this.options.store.getUser(userName), this.options.store.getClient(clientId)]);

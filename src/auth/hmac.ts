@@ -107,6 +107,24 @@ export class HmacScheme implements AuthScheme {
     if (!/^[\x20-\x7e]*$/.test(this.realm) || this.realm.includes('"')) throw new Error('HmacScheme: realm must be printable ASCII without quotes');
   }
 
+  /**
+   * Decrypted secrets, keyed by user and sealed blob (a changed secret is a new key). AES-GCM per
+   * request costs more than the rest of the check; the dummy is cached alike, so unknown and known
+   * users still take the same path.
+   */
+  private readonly secrets = new Map<string, string>();
+
+  private opened(name: string, blob: string, open: () => string): string {
+    const key = name + '\0' + blob;
+    let secret = this.secrets.get(key);
+    if (secret === undefined) {
+      secret = open();
+      if (this.secrets.size >= 10_000) this.secrets.clear();
+      this.secrets.set(key, secret);
+    }
+    return secret;
+  }
+
   challenge(): string {
     return `hmac realm="${this.realm}"`;
   }
@@ -159,10 +177,11 @@ export class HmacScheme implements AuthScheme {
     const user = await this.o.store.getUser(cred.user);
     let secret: string;
     if (user?.hmacSecret == null) {
-      secret = openHmacSecret(this.o.box, '\0dummy', this.dummyBlob);
+      secret = this.opened(' dummy', this.dummyBlob, () => openHmacSecret(this.o.box, '\0dummy', this.dummyBlob));
     } else {
       try {
-        secret = openHmacSecret(this.o.box, user.name, user.hmacSecret);
+        const blob = user.hmacSecret;
+        secret = this.opened(user.name, blob, () => openHmacSecret(this.o.box, user.name, blob));
       } catch (err) {
         // The server key changed or the row is corrupt: an operator problem, never the client's.
         throw new HttpError(500, 'HMAC secret cannot be decrypted', { code: 'ROA_ERR_HMAC_SECRET_UNREADABLE', expose: false, cause: err });

@@ -8,6 +8,9 @@ import { dirname } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 
 export type JwtAlg = 'ES256' | 'EdDSA';
+
+/** Most verified tokens remembered at once. */
+const VERIFIED_LIMIT = 10_000;
 export const DEFAULT_JWT_KEY_FILE = './data/jwt-signing-key.json';
 
 export interface JwtKeyOptions {
@@ -22,7 +25,11 @@ export interface AccessJwtClaims {
   scopes: string[];
   jti: string;
   expiresAt: Date;
+  /** The user's role, as an RFC 9068 §2.2.3.1 `roles` claim, so checks need no user lookup. */
+  roles?: string[];
 }
+
+type VerifiedClaims = JWTPayload & { client_id: string; scope: string; sub: string; roles?: unknown };
 
 /**
  * Signs and verifies RFC 9068 access tokens with one asymmetric key.
@@ -70,7 +77,7 @@ export class JwtAccessTokens {
 
   /** An RFC 9068 access token. */
   sign(c: AccessJwtClaims): Promise<string> {
-    return new SignJWT({ client_id: c.clientId, scope: c.scopes.join(' ') })
+    return new SignJWT({ client_id: c.clientId, scope: c.scopes.join(' '), ...(c.roles ? { roles: c.roles } : {}) })
       .setProtectedHeader({ alg: this.alg, typ: 'at+jwt', kid: this.kid }) // RFC 9068 §2.1
       .setIssuer(this.issuer)
       .setAudience(this.audience)
@@ -82,7 +89,35 @@ export class JwtAccessTokens {
   }
 
   /** The claims of a valid token (signature, typ, iss, aud, exp checked: RFC 9068 §4), else undefined. */
-  async verify(token: string): Promise<(JWTPayload & { client_id: string; scope: string; sub: string }) | undefined> {
+  async verify(token: string): Promise<VerifiedClaims | undefined> {
+    // A signature once verified stays valid until `exp`: verifying ES256 per request would cost
+    // more than the whole rest of a GET, so valid tokens are remembered (bounded) until they expire.
+    const cached = this.verified.get(token);
+    if (cached !== undefined) {
+      if (cached.expMs > Date.now()) return cached.claims;
+      this.verified.delete(token);
+    }
+    const claims = await this.verifySignature(token);
+    if (claims !== undefined && typeof claims.exp === 'number') {
+      if (this.verified.size >= VERIFIED_LIMIT) this.verified.delete(this.verified.keys().next().value as string);
+      this.verified.set(token, { claims, expMs: claims.exp * 1000 });
+    }
+    return claims;
+  }
+
+  /**
+   * Bumped whenever this process revokes a token, so callers that cache "not revoked" answers
+   * (the Bearer scheme, for at most a second) ask the store again at once.
+   */
+  revocationEpoch = 0;
+
+  noteRevocation(): void {
+    this.revocationEpoch++;
+  }
+
+  private readonly verified = new Map<string, { claims: VerifiedClaims; expMs: number }>();
+
+  private async verifySignature(token: string): Promise<VerifiedClaims | undefined> {
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
         issuer: this.issuer,

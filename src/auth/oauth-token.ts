@@ -148,6 +148,7 @@ export class OAuthTokenService {
     // A refresh token carries its whole grant: revoking it revokes the family, access tokens included.
     if (rec.kind === 'refresh') await this.store.revokeFamily(rec.familyId);
     else await this.store.revokeToken(rec.hash);
+    this.jwt?.noteRevocation();
   }
 
   /** RFC 7662 §2.2: the token's state; `{ active: false }` for anything not currently valid. */
@@ -220,6 +221,7 @@ export class OAuthTokenService {
       // Rotation (OAuth 2.0 Security BCP, RFC 9700 §4.14.2): a used refresh token coming back means it
       // leaked; revoke the whole family so neither the thief nor the client keeps access.
       await this.store.revokeFamily(rec.familyId);
+      this.jwt?.noteRevocation();
       throw new OAuthError('invalid_grant', 'Refresh token reuse detected; the grant is revoked');
     }
     if (used !== 'ok') throw new OAuthError('invalid_grant', 'Invalid refresh token');
@@ -238,13 +240,18 @@ export class OAuthTokenService {
     return requested;
   }
 
+  private async rolesOf(userName: string): Promise<string[] | undefined> {
+    const user = await this.store.getUser(userName);
+    return user === undefined ? undefined : [user.role];
+  }
+
   private async issue(client: OAuthClient, userName: string, scopes: string[], familyId: string, withRefresh: boolean): Promise<TokenResponse> {
     const now = this.now();
     const accessExpires = new Date(now + this.accessTtl);
     const access =
       this.jwt === undefined
         ? generateToken()
-        : await this.jwt.sign({ sub: userName, clientId: client.clientId, scopes, jti: randomBytes(16).toString('base64url'), expiresAt: accessExpires });
+        : await this.jwt.sign({ sub: userName, clientId: client.clientId, scopes, jti: randomBytes(16).toString('base64url'), expiresAt: accessExpires, roles: await this.rolesOf(userName) });
     const base = { clientId: client.clientId, userName, scopes, familyId };
     await this.store.saveToken({ ...base, hash: hashToken(access), kind: 'access', expiresAt: accessExpires });
     const response: TokenResponse = {
