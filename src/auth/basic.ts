@@ -8,10 +8,13 @@ import type { Request } from '../http/request.js';
 import type { Store } from '../storage/store.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
+import { RecordCache } from './user-cache.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
 
 export interface BasicSchemeOptions {
+  /** How long a user record is reused before the store is asked again (default 1000 ms; 0 = every request). */
+  recordTtlMs?: number;
   store: Pick<Store, 'getUser'>;
   realm?: string;
   /** How long a verified user:password stays cached (ms). Default 60 000; 0 disables the cache. */
@@ -80,6 +83,7 @@ export class BasicScheme implements AuthScheme {
   private readonly equal: SafeEqual;
   private readonly now: () => number;
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly records: RecordCache;
   private readonly inFlight = new Map<string, Promise<boolean>>();
   // Cache keys are HMAC-SHA-256 under a per-process key: a memory dump then holds no fast, unsalted
   // hash of any password that could be brute-forced offline.
@@ -87,6 +91,7 @@ export class BasicScheme implements AuthScheme {
 
   constructor(options: BasicSchemeOptions) {
     this.store = options.store;
+    this.records = new RecordCache(options.store, options.recordTtlMs, options.now ?? Date.now);
     this.realm = options.realm ?? 'roa';
     this.ttl = options.cacheTtlMs ?? 60_000;
     this.maxEntries = options.cacheMaxEntries ?? 1000;
@@ -107,7 +112,7 @@ export class BasicScheme implements AuthScheme {
   async authenticate(req: Request): Promise<Caller> {
     const creds = parseBasic(req.headers.authorization);
     if (creds === undefined) throw invalidCredentials(this.challenge());
-    const user = await this.store.getUser(creds.userId);
+    const user = await this.records.getUser(creds.userId);
     const key = this.keyOf(creds);
     const hit = this.cache.get(key);
     if (hit !== undefined) {
@@ -139,6 +144,7 @@ export class BasicScheme implements AuthScheme {
   /** Drops every cached verification (e.g. after an administrative password change elsewhere). */
   clearCache(): void {
     this.cache.clear();
+    this.records.clear();
   }
 
   private keyOf(creds: BasicCredentials): string {

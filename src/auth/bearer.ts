@@ -8,8 +8,11 @@ import type { Store } from '../storage/store.js';
 import type { JwtAccessTokens } from './jwt-keys.js';
 import type { AuthScheme, Caller, Role } from './scheme.js';
 import { hashToken } from './tokens.js';
+import { RecordCache } from './user-cache.js';
 
 export interface BearerSchemeOptions {
+  /** How long user and client records are reused (default 1000 ms; 0 = every request). */
+  recordTtlMs?: number;
   store: Pick<Store, 'getToken' | 'getUser' | 'getClient'>;
   /** JWT mode: access tokens are RFC 9068 JWTs signed by this key. */
   jwt?: JwtAccessTokens;
@@ -41,6 +44,7 @@ export class BearerScheme implements AuthScheme {
   constructor(private readonly options: BearerSchemeOptions) {
     this.realm = options.realm ?? 'roa';
     this.now = options.now ?? Date.now;
+    this.records = new RecordCache(options.store, options.recordTtlMs, this.now);
   }
 
   challenge(): string {
@@ -100,9 +104,13 @@ export class BearerScheme implements AuthScheme {
   }
 
   private readonly unrevoked = new Map<string, { at: number; epoch: number }>();
+  private readonly records: RecordCache;
 
   private async callerFor(userName: string, clientId: string, scopes: string[]): Promise<Caller | undefined> {
-    const [user, client] = await Promise.all([this.options.store.getUser(userName), this.options.store.getClient(clientId)]);
+    // The token itself was just read from the store (removing a user or client deletes its
+    // tokens); the user's role and the client are reused for up to a second.
+    const user = await this.records.getUser(userName);
+    const client = await this.records.getClient(clientId);
     if (user === undefined || client === undefined) return undefined;
     return { name: user.name, role: user.role, scopes: [...scopes], scheme: 'bearer', clientId };
   }

@@ -15,8 +15,11 @@ import type { NonceStore } from './nonce-store.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
 import { openHmacSecret, sealHmacSecret, type SecretBox } from './secret-box.js';
+import { RecordCache } from './user-cache.js';
 
 export interface HmacSchemeOptions {
+  /** How long a user record is reused before the store is asked again (default 1000 ms; 0 = every request). */
+  recordTtlMs?: number;
   store: Pick<Store, 'getUser'>;
   /** Decrypts users' HMAC secrets (stored sealed by `sealHmacSecret`). */
   box: SecretBox;
@@ -80,7 +83,7 @@ export function parseImfFixdate(value: string): number | undefined {
  */
 export class HmacScheme implements AuthScheme {
   readonly name = 'hmac';
-  private readonly o: Required<Omit<HmacSchemeOptions, 'realm'>>;
+  private readonly o: Required<Omit<HmacSchemeOptions, 'realm' | 'recordTtlMs'>>;
   private readonly realm: string;
   // Unknown users are checked against this, so they cost one HMAC and answer exactly like a bad digest.
   private readonly dummySecret = randomBytes(32).toString('base64url');
@@ -101,6 +104,7 @@ export class HmacScheme implements AuthScheme {
       readBody: options.readBody ?? readRawBody,
       now: options.now ?? Date.now,
     };
+    this.records = new RecordCache(options.store, options.recordTtlMs, this.o.now);
     // Decrypted for unknown users too, so a known user costs no measurable extra work.
     this.dummyBlob = sealHmacSecret(this.o.box, '\0dummy', this.dummySecret);
     if (!(this.o.clockSkewMs > 0)) throw new Error('HmacScheme: clockSkewMs must be positive');
@@ -113,6 +117,7 @@ export class HmacScheme implements AuthScheme {
    * users still take the same path.
    */
   private readonly secrets = new Map<string, string>();
+  private readonly records: RecordCache;
 
   private opened(name: string, blob: string, open: () => string): string {
     const key = name + '\0' + blob;
@@ -174,7 +179,7 @@ export class HmacScheme implements AuthScheme {
         };
 
     // 2. Load the secret; unknown users and users without a secret get the dummy.
-    const user = await this.o.store.getUser(cred.user);
+    const user = await this.records.getUser(cred.user);
     let secret: string;
     if (user?.hmacSecret == null) {
       secret = this.opened(' dummy', this.dummyBlob, () => openHmacSecret(this.o.box, '\0dummy', this.dummyBlob));
