@@ -23,7 +23,7 @@ describe('RecordCache', () => {
     store.users.set('ann', { name: 'ann', role: 'editor', passwordHash: 'h1', hmacSecret: null, createdAt: new Date(0) });
     const cache = new RecordCache(store, 1000, () => now);
     assert.equal((await cache.getUser('ann'))?.role, 'editor');
-    store.users.get('ann')!.role = 'reader';
+    store.users.set('ann', { ...store.users.get('ann')!, role: 'reader' });
     now = 999;
     assert.equal((await cache.getUser('ann'))?.role, 'editor');
     assert.equal(store.reads(), 1);
