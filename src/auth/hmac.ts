@@ -3,7 +3,8 @@
  * roa's `hmac` scheme (header `Authentication`): a minimal form and a replay-protected form with Date
  * and nonce, optional body integrity through Content-Digest (RFC 9530). See `client/string-to-sign`.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hmacSha256Base64, prepareHmacKey, type HmacKey } from './hmac-sha256.js';
 import { formatStringToSign, NONCE_RE } from '../client/string-to-sign.js';
 import { HttpError } from '../errors/http-error.js';
 import { readRawBody } from '../http/body.js';
@@ -119,6 +120,19 @@ export class HmacScheme implements AuthScheme {
   private readonly secrets = new Map<string, string>();
   private readonly records: RecordCache;
 
+  private readonly keys = new Map<string, HmacKey>();
+
+  /** The padded key of a secret, prepared once (RFC 2104 §2). */
+  private keyFor(secret: string): HmacKey {
+    let key = this.keys.get(secret);
+    if (key === undefined) {
+      key = prepareHmacKey(secret);
+      if (this.keys.size >= 10_000) this.keys.clear();
+      this.keys.set(secret, key);
+    }
+    return key;
+  }
+
   private opened(name: string, blob: string, open: () => string): string {
     const key = name + '\0' + blob;
     let secret = this.secrets.get(key);
@@ -199,7 +213,7 @@ export class HmacScheme implements AuthScheme {
     }
 
     // 4. Digest: safeEqual checks lengths first, then compares in constant time.
-    const expected = createHmac('sha256', secret).update(stringToSign, 'utf8').digest('base64');
+    const expected = hmacSha256Base64(this.keyFor(secret), stringToSign);
     const ok = this.o.safeEqual(cred.digest, expected);
     if (!ok || user === undefined || user.hmacSecret == null) throw invalidCredentials(this.challenge(), diagnostics);
 
