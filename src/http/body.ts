@@ -128,7 +128,6 @@ function startRead(req: Request, options: ReadBodyOptions): Promise<Buffer> {
       deadlines.delete(chunks);
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('aborted', onAborted);
       req.off('close', onClose);
       req.off('error', onAborted);
     };
@@ -160,9 +159,9 @@ function startRead(req: Request, options: ReadBodyOptions): Promise<Buffer> {
     const onClose = (): void => {
       if (!req.complete) onAborted();
     };
+    // 'close' before completion covers an aborted request (the deprecated 'aborted' event is not needed).
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('aborted', onAborted);
     req.on('close', onClose);
     req.on('error', onAborted);
   });
@@ -215,7 +214,10 @@ export function assertUtf8(contentType: string | undefined): void {
  * a leading BOM is dropped (RFC 8259 §8.1 allows ignoring it).
  */
 export function decodeUtf8(bytes: Buffer): string {
-  if (!isUtf8(bytes)) throw new HttpError(400, 'The body is not valid UTF-8', { code: 'ROA_ERR_INVALID_UTF8' });
   const text = bytes.toString('utf8');
+  // Invalid sequences decode to U+FFFD; only then is the (rarer) full validation worth its pass.
+  if (text.indexOf('\uFFFD') !== -1 && !isUtf8(bytes)) {
+    throw new HttpError(400, 'The body is not valid UTF-8', { code: 'ROA_ERR_INVALID_UTF8' });
+  }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

@@ -44,6 +44,15 @@ export function contentTypeFor(type: string): string {
 /** The bare media type of a Content-Type value, lower-cased: `Text/HTML; charset=x` -> `text/html`. */
 export function mediaTypeOf(contentType: string | undefined): string {
   if (!contentType) return '';
-  const semi = contentType.indexOf(';');
-  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  // Clients send few distinct Content-Type values: remember them rather than re-slice each time.
+  let media = MEDIA_TYPES.get(contentType);
+  if (media === undefined) {
+    const semi = contentType.indexOf(';');
+    media = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+    if (MEDIA_TYPES.size >= 256) MEDIA_TYPES.clear();
+    MEDIA_TYPES.set(contentType, media);
+  }
+  return media;
 }
+
+const MEDIA_TYPES = new Map<string, string>();
