@@ -42,7 +42,7 @@ export function hasBody(req: Request): boolean {
 
 // Concurrent readers (a parser and the HMAC scheme, say) share one read rather than racing for chunks.
 const PENDING = Symbol('roa.pendingBody');
-type WithPending = Request & { [PENDING]?: Promise<Buffer> | undefined };
+type WithPending = Request & { [PENDING]?: BodyCallback[] | undefined };
 
 /**
  * Body time-outs: one shared, unref'd sweep instead of a timer per request (a timer per body is
@@ -82,26 +82,43 @@ function watch(key: object, timeoutMs: number, expire: () => void): void {
  */
 export function readRawBody(req: Request, options: ReadBodyOptions = {}): Promise<Buffer> {
   if (req.rawBody !== undefined) return Promise.resolve(req.rawBody);
-  const r = req as WithPending;
-  const inFlight = r[PENDING];
-  if (inFlight) return inFlight;
-  let read: Promise<Buffer>;
-  try {
-    read = startRead(req, options);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  if (req.rawBody === undefined) {
-    r[PENDING] = read;
-    const forget = (): void => {
-      r[PENDING] = undefined;
-    };
-    read.then(forget, forget);
-  }
-  return read;
+  return new Promise<Buffer>((resolve, reject) => {
+    readBody(req, options, (err, body) => (err === undefined ? resolve(body!) : reject(err)));
+  });
 }
 
-function startRead(req: Request, options: ReadBodyOptions): Promise<Buffer> {
+/** Called once with the error, or with the body. */
+export type BodyCallback = (err: unknown, body?: Buffer) => void;
+
+/**
+ * readRawBody without a promise, for the parsers on the hot path: the callback runs once, possibly
+ * synchronously (cached or empty body). Concurrent readers share one read.
+ */
+export function readBody(req: Request, options: ReadBodyOptions, callback: BodyCallback): void {
+  if (req.rawBody !== undefined) {
+    callback(undefined, req.rawBody);
+    return;
+  }
+  const r = req as WithPending;
+  const waiting = r[PENDING];
+  if (waiting !== undefined) {
+    waiting.push(callback);
+    return;
+  }
+  const waiters = [callback];
+  r[PENDING] = waiters;
+  const finish: BodyCallback = (err, body) => {
+    r[PENDING] = undefined;
+    for (const w of waiters) w(err, body);
+  };
+  try {
+    startRead(req, options, finish);
+  } catch (err) {
+    finish(err);
+  }
+}
+
+function startRead(req: Request, options: ReadBodyOptions, done: BodyCallback): void {
   const limit = parseByteLimit(options.limit ?? DEFAULT_BODY_LIMIT);
   assertIdentityEncoding(req.headers['content-encoding']);
   const declared = req.headers['content-length'];
@@ -110,12 +127,13 @@ function startRead(req: Request, options: ReadBodyOptions): Promise<Buffer> {
   if (expected !== undefined && expected > limit) throw tooLarge(limit);
   if (expected === 0 || !hasBody(req)) {
     req.rawBody = Buffer.alloc(0);
-    return Promise.resolve(req.rawBody);
+    done(undefined, req.rawBody);
+    return;
   }
   if (req.readableEnded) {
     throw new HttpError(500, 'The request body was already consumed without http/body', { code: 'ROA_ERR_BODY_CONSUMED' });
   }
-  return new Promise<Buffer>((resolve, reject) => {
+  {
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
@@ -138,7 +156,7 @@ function startRead(req: Request, options: ReadBodyOptions): Promise<Buffer> {
       // lets the client read the answer instead of seeing a reset mid-upload, as finalhandler does.
       if (drain) req.resume();
       else req.pause();
-      reject(err);
+      done(err);
     };
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
@@ -153,7 +171,7 @@ function startRead(req: Request, options: ReadBodyOptions): Promise<Buffer> {
       }
       cleanup();
       req.rawBody = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      resolve(req.rawBody);
+      done(undefined, req.rawBody);
     };
     const onAborted = (): void => fail(new HttpError(400, 'The request was aborted before its body was complete', { code: 'ROA_ERR_REQUEST_ABORTED' }), false);
     const onClose = (): void => {
@@ -164,7 +182,7 @@ function startRead(req: Request, options: ReadBodyOptions): Promise<Buffer> {
     req.on('end', onEnd);
     req.on('close', onClose);
     req.on('error', onAborted);
-  });
+  }
 }
 
 function tooLarge(limit: number): HttpError {

@@ -4,7 +4,7 @@
  * decode it as UTF-8, parse, and hand every failure to the error chain.
  */
 import { HttpError } from '../errors/http-error.js';
-import { assertUtf8, decodeUtf8, hasBody, parseByteLimit, readRawBody } from '../http/body.js';
+import { assertUtf8, decodeUtf8, hasBody, parseByteLimit, readBody } from '../http/body.js';
 import { mediaTypeOf } from '../http/mime.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
@@ -92,10 +92,14 @@ export function bodyParser(
       next(err);
       return;
     }
-    readRawBody(req, { limit, timeoutMs }).then((raw) => {
+    readBody(req, { limit, timeoutMs }, (err, raw) => {
+      if (err !== undefined) {
+        next(err);
+        return;
+      }
       let body: unknown;
       try {
-        body = raw.length === 0 ? {} : parse(decodeUtf8(raw), req);
+        body = raw!.length === 0 ? {} : parse(decodeUtf8(raw!), req);
       } catch (err) {
         next(err instanceof HttpError ? err : new HttpError(400, 'The body could not be parsed', { code: 'ROA_ERR_MALFORMED_BODY', cause: err }));
         return;
@@ -103,6 +107,6 @@ export function bodyParser(
       req.body = body;
       (req as Flagged)[PARSED] = true;
       next();
-    }, next);
+    });
   };
 }

@@ -37,7 +37,9 @@ export function json(options: JsonOptions = {}) {
   const strict = options.strict !== false;
   return bodyParser('json', options, ['application/json', '+json'], (text) => {
     if (strict) {
-      const first = FIRST_TOKEN.exec(text)?.[1];
+      // Most bodies start right at `{` or `[`; only others pay for the whitespace-skipping regex.
+      const c = text.charCodeAt(0);
+      const first = c === 123 /* { */ || c === 91 /* [ */ ? text[0] : FIRST_TOKEN.exec(text)?.[1];
       if (first !== '{' && first !== '[') {
         throw malformed(first === undefined ? 'The body holds only whitespace' : 'The top-level JSON value must be an object or an array');
       }
