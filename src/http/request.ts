@@ -13,42 +13,31 @@ export type NextFunction = (err?: unknown) => void;
 
 export class Request extends IncomingMessage {
   /** Route parameters of the layer being run (named, and positional `0`, `1`, ...). */
-  params: Record<string, string | undefined>;
+  declare params: Record<string, string | undefined>;
   /** Parsed body, set by `json()` / `urlencoded()`; undefined until a parser ran. */
-  body: unknown;
+  declare body: unknown;
   /** Raw body bytes once a body reader consumed the stream (see http/body). */
-  rawBody: Buffer | undefined;
+  declare rawBody: Buffer | undefined;
   /** The mount path of the router running the current layer (`/api` under `app.use('/api', r)`). */
-  baseUrl: string;
+  declare baseUrl: string;
   /** The request target as received, never rewritten by mounting. */
-  originalUrl: string;
+  declare originalUrl: string;
   /** The method before `methodOverride()` changed it. */
-  originalMethod: string | undefined;
+  declare originalMethod: string | undefined;
   /** The response paired with this request. */
-  res: Response | undefined;
+  declare res: Response | undefined;
   /** The `next` of the layer being run (used by `res.format` to reach the error chain). */
-  next: NextFunction | undefined;
+  declare next: NextFunction | undefined;
   /** Per-request state for middleware (roa puts the authenticated caller here). */
-  locals: Record<string, unknown>;
+  declare locals: Record<string, unknown>;
   /** The route whose handlers are running (Express's `req.route`). */
-  route: unknown;
-  private _query: ParsedQuery | undefined;
-  private _queryFor: string | undefined;
+  declare route: unknown;
+  declare private _query: ParsedQuery | undefined;
+  declare private _queryFor: string | undefined;
 
   constructor(socket: Socket) {
     super(socket);
-    this.params = {};
-    this.body = undefined;
-    this.rawBody = undefined;
-    this.baseUrl = '';
-    this.originalUrl = '';
-    this.originalMethod = undefined;
-    this.res = undefined;
-    this.next = undefined;
-    this.locals = {};
-    this.route = undefined;
-    this._query = undefined;
-    this._queryFor = undefined;
+    initRequest(this);
   }
 
   /** The query string parsed with qs-style nesting; parsed on first use and cached per URL. */
@@ -158,7 +147,13 @@ export function pathnameOf(url: string): string {
 export function adoptRequest(req: IncomingMessage): Request {
   if (req instanceof Request) return req;
   Object.setPrototypeOf(req, Request.prototype);
-  const r = req as Request;
+  initRequest(req as Request);
+  return req as Request;
+}
+
+/** The per-request fields, always assigned in this order (one object shape for every request). */
+function initRequest(r: Request): void {
+  const fields = r as unknown as Record<string, unknown>;
   r.params = {};
   r.body = undefined;
   r.rawBody = undefined;
@@ -169,5 +164,6 @@ export function adoptRequest(req: IncomingMessage): Request {
   r.next = undefined;
   r.locals = {};
   r.route = undefined;
-  return r;
+  fields._query = undefined;
+  fields._queryFor = undefined;
 }
