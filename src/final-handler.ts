@@ -6,6 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import { statusOf } from './errors/http-error.js';
 import { HttpError } from './errors/http-error.js';
+import { sendProblem } from './errors/problem.js';
 import type { Request } from './http/request.js';
 import type { Response } from './http/response.js';
 
@@ -17,7 +18,7 @@ export function finalHandler(req: Request, res: Response, err: unknown, producti
   }
   if (err === undefined || err === null || err === false) {
     const pathname = (req.originalUrl || req.url || '/').split('?')[0];
-    renderProblem(req, res, new HttpError(404, `Cannot ${req.method} ${pathname}`, { code: 'ROA_ERR_NOT_FOUND' }), production);
+    sendProblem(req, res, new HttpError(404, `Cannot ${req.method} ${pathname}`, { code: 'ROA_ERR_NOT_FOUND' }), { env: production ? 'production' : 'development' });
     return;
   }
   const status = statusOf(err);
@@ -28,7 +29,7 @@ export function finalHandler(req: Request, res: Response, err: unknown, producti
   const problem = err instanceof HttpError ? err : new HttpError(status, exposedMessage(err, status), {
     headers: headersOf(err),
   });
-  renderProblem(req, res, problem, production);
+  sendProblem(req, res, problem, { env: production ? 'production' : 'development' });
 }
 
 function exposedMessage(err: unknown, status: number): string {
@@ -42,16 +43,4 @@ function headersOf(err: unknown): Record<string, string> | undefined {
     if (h !== null && typeof h === 'object') return h as Record<string, string>;
   }
   return undefined;
-}
-
-// Minimal RFC 9457 rendering until errors/problem lands.
-function renderProblem(req: Request, res: Response, err: HttpError, production: boolean): void {
-  const body: Record<string, unknown> = { type: 'about:blank', title: STATUS_CODES[err.status], status: err.status };
-  if (err.expose || !production) body.detail = err.message;
-  res.statusCode = err.status;
-  for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-  res.setHeader('Content-Type', 'application/problem+json');
-  const text = JSON.stringify(body);
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(req.method === 'HEAD' ? undefined : text);
 }

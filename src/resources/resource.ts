@@ -10,7 +10,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Caller } from '../auth/scheme.js';
 import { HttpError } from '../errors/http-error.js';
 import { negotiate } from '../http/accepts.js';
-import { readRawBody } from '../http/body.js';
+import { assertUtf8, readRawBody } from '../http/body.js';
 import { mediaTypeOf } from '../http/mime.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
@@ -347,10 +347,7 @@ async function readInput<D, I>(spec: ResourceSpec<D, I>, req: Request, limit: nu
     });
   }
   trace.push('ctype');
-  const charset = /;\s*charset="?([^";]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
-    throw new HttpError(415, `Unsupported charset ${charset}; use utf-8`, { code: 'ROA_ERR_UNSUPPORTED_CHARSET' });
-  }
+  assertUtf8(req.headers['content-type']);
   const raw = await readRawBody(req, { limit });
   const parsed = format.parse(raw);
   const input = spec.validate ? spec.validate(parsed) : (parsed as I);

@@ -39,8 +39,6 @@ interface TrieNode {
   terminals: Array<{ index: number; names: string[] }>;
 }
 
-const EMPTY: readonly Candidate[] = [];
-
 function node(): TrieNode {
   return { literal: new Map(), byFirst: undefined, param: undefined, terminals: [] };
 }
@@ -210,5 +208,3 @@ function merge(a: readonly Candidate[], b: readonly Candidate[]): Candidate[] {
   while (j < b.length) out.push(b[j++]!);
   return out;
 }
-
-export { EMPTY as NO_CANDIDATES };
