@@ -4,9 +4,14 @@
  * layer that may match: routes on literal paths come from a map, routes with whole-segment
  * `:params` from a segment trie, and everything else (middleware mounts, RegExps, optional or
  * custom params) is kept in a short list that is checked with its regex. No per-request scan of
- * every route's regex.
+ * every route's regex. `first` answers only the first route for a method, without the list
+ * (router/first-search, code generated per table by router/first-compiled).
  */
-import type { Layer } from './layer.js';
+import { compileFirst } from './first-compiled.js';
+import { TrieSearch, type FirstFinder } from './first-search.js';
+import { decodeParam, type Layer } from './layer.js';
+import type { Route } from './route.js';
+import { insert, sameFrom1, seal, trieNode, type TrieNode } from './trie.js';
 
 export interface Candidate {
   /** Index of the layer in the stack. */
@@ -22,37 +27,29 @@ export interface Candidate {
 /** Whether the layer at `index` can answer `method` (lets the index drop routes early). */
 export type Accept = (index: number, method: string) => boolean;
 
-interface Literal {
-  /** The segment text (lower case unless the router is case-sensitive); ASCII only. */
-  text: string;
-  node: TrieNode;
-}
-
-interface TrieNode {
-  literal: Map<string, TrieNode>;
-  /**
-   * Literal children bucketed by their first character code (literals are ASCII), so a segment is
-   * compared in place — no substring, no hashing — against the few children it could be.
-   */
-  byFirst: Array<Literal[] | undefined> | undefined;
-  param: TrieNode | undefined;
-  terminals: Array<{ index: number; names: string[] }>;
-}
-
-function node(): TrieNode {
-  return { literal: new Map(), byFirst: undefined, param: undefined, terminals: [] };
+/** The first route answering a request, with its percent-decoded params. */
+export interface RouteHit {
+  route: Route;
+  params: Record<string, string | undefined>;
 }
 
 export class Matcher {
-  private readonly root = node();
+  private readonly root = trieNode();
   /** Layers that need their regex on every request, in definition order. */
   private readonly always: Candidate[] = [];
   /** Full candidate lists for literal paths, computed at build time. */
   private readonly staticHits = new Map<string, readonly Candidate[]>();
   private readonly strict: boolean;
   private readonly sensitive: boolean;
+  private readonly layers: readonly Layer[];
+  /** Indices of the `always` layers that are routes (what a first-route lookup must try). */
+  private readonly alwaysRoutes: readonly number[];
+  /** The first-route search, built on the first `first` call (dispatch alone never needs it). */
+  private search: FirstFinder | undefined;
+  private readonly compile: boolean;
 
-  constructor(layers: readonly Layer[], options: { strict: boolean; sensitive: boolean }) {
+  /** `compile: false` keeps the first-route search a loop over the trie (tests compare the two). */
+  constructor(layers: readonly Layer[], options: { strict: boolean; sensitive: boolean; compile?: boolean }) {
     this.strict = options.strict;
     this.sensitive = options.sensitive;
     const literalKeys: string[] = [];
@@ -62,19 +59,13 @@ export class Matcher {
         this.always.push({ index, names: undefined, values: undefined });
         return;
       }
-      let at = this.root;
-      for (const seg of simple.segments) {
-        if (seg === null) at = at.param ??= node();
-        else {
-          let child = at.literal.get(seg);
-          if (!child) at.literal.set(seg, (child = node()));
-          at = child;
-        }
-      }
-      at.terminals.push({ index, names: simple.paramNames });
+      insert(this.root, simple.segments).terminals.push({ index, names: simple.paramNames, route: layer.route });
       if (simple.paramNames.length === 0) literalKeys.push('/' + simple.segments.join('/'));
     });
-    bucket(this.root);
+    seal(this.root);
+    this.layers = layers;
+    this.alwaysRoutes = this.always.map((c) => c.index).filter((index) => layers[index]!.route !== undefined);
+    this.compile = options.compile !== false;
     // A literal path's answer never changes: resolve it once, params and all.
     for (const key of literalKeys) {
       if (!this.staticHits.has(key)) this.staticHits.set(key, this.resolve(key));
@@ -99,6 +90,65 @@ export class Matcher {
     return this.resolve(key, method, accept);
   }
 
+  /**
+   * The first route (in definition order) that matches `path` and answers `method`, with decoded
+   * params; middleware is ignored. Unlike `lookup` it builds no candidate list: the trie search
+   * keeps only the best terminal so far and skips subtrees whose smallest index cannot beat it.
+   */
+  first(path: string, method: string): RouteHit | undefined {
+    let length = path.length;
+    let key = path;
+    if (!this.strict && length > 1 && path.charCodeAt(length - 1) === 47 /* / */) {
+      length--;
+      key = path.slice(0, length);
+      if (length === 1) return this.firstAlways(path, method, Infinity);
+    }
+    const hit = this.staticHits.get(key);
+    if (hit !== undefined) return this.firstOf(hit, path, method);
+    const search = (this.search ??= (this.compile ? compileFirst(this.root, this.sensitive) : undefined) ?? new TrieSearch(this.root, this.sensitive));
+    const found = search.find(path, length, method);
+    const best = found === -1 ? Infinity : found;
+    if (this.alwaysRoutes.length !== 0 && this.alwaysRoutes[0]! < best) {
+      const before = this.firstAlways(path, method, best);
+      if (before !== undefined) return before;
+    }
+    if (found === -1) return undefined;
+    return { route: this.layers[found]!.route!, params: search.params(path) };
+  }
+
+  /** The first route of a precomputed list that answers `method`. */
+  private firstOf(candidates: readonly Candidate[], path: string, method: string): RouteHit | undefined {
+    for (let i = 0; i < candidates.length; i++) {
+      const candidate = candidates[i]!;
+      const layer = this.layers[candidate.index]!;
+      const route = layer.route;
+      if (route === undefined || !route.handlesMethod(method)) continue;
+      const names = candidate.names;
+      if (names === undefined) {
+        const m = layer.match(path);
+        if (m !== undefined) return { route, params: m.params };
+        continue;
+      }
+      const values = candidate.values!;
+      const params: Record<string, string | undefined> = {};
+      for (let j = 0; j < names.length; j++) params[names[j]!] = decodeParam(values[j]);
+      return { route, params };
+    }
+    return undefined;
+  }
+
+  /** The first regex-only route before layer `bound` that matches and answers `method`. */
+  private firstAlways(path: string, method: string, bound: number): RouteHit | undefined {
+    const routes = this.alwaysRoutes;
+    for (let i = 0; i < routes.length && routes[i]! < bound; i++) {
+      const layer = this.layers[routes[i]!]!;
+      if (!layer.route!.handlesMethod(method)) continue;
+      const m = layer.match(path);
+      if (m !== undefined) return { route: layer.route!, params: m.params };
+    }
+    return undefined;
+  }
+
   /** Walks the trie; `method`/`accept` drop terminals that cannot answer the method. */
   private resolve(key: string, method?: string, accept?: Accept): readonly Candidate[] {
     const found: Candidate[] = [];
@@ -111,27 +161,6 @@ export class Matcher {
     if (nodes > 1) found.sort((a, b) => a.index - b.index);
     return this.always.length === 0 ? found : merge(found, this.always);
   }
-}
-
-/** Builds every node's first-character buckets (after all routes are in). */
-function bucket(at: TrieNode): void {
-  if (at.literal.size > 0) {
-    const byFirst: Array<Literal[] | undefined> = new Array<Literal[] | undefined>(128).fill(undefined);
-    for (const [text, child] of at.literal) (byFirst[text.charCodeAt(0)] ??= []).push({ text, node: child });
-    at.byFirst = byFirst;
-  }
-  for (const child of at.literal.values()) bucket(child);
-  if (at.param) bucket(at.param);
-}
-
-/** `key` holds literal `text` at `pos` (its first character already matched), folding ASCII case unless sensitive. */
-function sameFrom1(key: string, pos: number, text: string, sensitive: boolean): boolean {
-  for (let i = 1; i < text.length; i++) {
-    let c = key.charCodeAt(pos + i);
-    if (!sensitive && c >= 65 && c <= 90) c += 32;
-    if (c !== text.charCodeAt(i)) return false;
-  }
-  return true;
 }
 
 /**

@@ -8,7 +8,7 @@ import { pathnameOf } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { callErrorHandler, callHandler, flattenHandlers, type ErrorRequestHandler, type HandlerArg, type NextFunction, type RequestHandler } from './handler.js';
 import { Layer, decodeParam } from './layer.js';
-import { Matcher, type Accept, type Candidate } from './matcher.js';
+import { Matcher, type Accept, type Candidate, type RouteHit } from './matcher.js';
 import { isUpperMethod, ROUTE_METHODS } from './methods.js';
 import type { RoutePath } from './path.js';
 import { Route } from './route.js';
@@ -102,20 +102,9 @@ export class RouterCore {
    * The first route that would answer `method path`, with its decoded params — the router's
    * matching alone, without running handlers (for tools and benchmarks; middleware is ignored).
    */
-  lookup(method: string, path: string): { route: Route; params: Record<string, string | undefined> } | undefined {
+  lookup(method: string, path: string): RouteHit | undefined {
     const matcher = (this.matcher ??= new Matcher(this.stack, { strict: this.strict, sensitive: this.caseSensitive }));
-    const upper = isUpperMethod(method) ? method : method.toUpperCase();
-    const candidates = matcher.lookup(path, this.filterFor(upper, path), this.accepts);
-    for (let i = 0; i < candidates.length; i++) {
-      const candidate = candidates[i]!;
-      const layer = this.stack[candidate.index]!;
-      const route = layer.route;
-      if (route === undefined || !route.handlesMethod(upper)) continue;
-      if (candidate.names !== undefined) return { route, params: buildParams(candidate.names, candidate.values!) };
-      const m = layer.match(path);
-      if (m !== undefined) return { route, params: m.params };
-    }
-    return undefined;
+    return matcher.first(path, method === 'GET' || isUpperMethod(method) ? method : method.toUpperCase());
   }
 
   /** Dispatches a request through this router; `out` runs when no layer ends it. */

@@ -1,0 +1,217 @@
+/**
+ * @module test/router/first-match
+ * Router.lookup (the matcher's first-route search, generated code or trie loop) must answer what a
+ * scan of the stack in definition order answers: the first route whose method matches and whose
+ * regex matches, with its decoded params, or the same 400 for a malformed escape.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Matcher } from '../../src/router/matcher.js';
+import { Router } from '../../src/router/router.js';
+import type { RoutePath } from '../../src/router/path.js';
+
+const SEED = 4242;
+const noop = (): void => {};
+
+const ROUTE_PATHS: RoutePath[] = [
+  '/', '/gists', '/gists/starred', '/gists/public', '/gists/:id', '/gists/:id/comments',
+  '/gists/:gist_id/comments/:comment_id', '/Gists/Starred', '/users/:user', '/users/:user?',
+  '/users/:user/repos', '/repos/:owner/:repo', '/repos/:owner/:repo/issues/:number', '/:a/:b/:c',
+  '/files/*', '/a/:b(\\d+)', '/doc.:format?', '/doc.:format', '/:any', '/:a/:b', '/gists/',
+  '/users/:user/', ['/x', '/gists/:id'], /^\/re\/(\d+)\/?$/i, '/a.b', '/~x', '/v1-:ver', '/a_b',
+  '/%20', '/caf%C3%A9', '/A', '/a', '/repos/:owner/:repo/issues', '*', '/gists/:id/:id',
+  '/:__proto__', '/x/:constructor', '/:a/repos/:b', '/repos/:owner/starred',
+];
+const MOUNT_PATHS: RoutePath[] = ['/', '/gists', '/users/:user'];
+const SEGMENTS = [
+  'gists', 'Gists', 'GISTS', 'starred', 'STARRED', 'public', '1', '42', 'abc', 'ABC', '%41', '%zz',
+  '%', '%2F', 'comments', 'users', 'repos', 'issues', 'files', 'a', 'A', 'b', 'doc.json', 'doc',
+  're', 'x', 'X', '.', '..', '', 'a%2Fb', 'caf%C3%A9', 'CAF%C3%A9', '%20', 'a.b', '~x', 'v1-2', '\u00e9',
+  'a_b', 'A_B', 'a\u007fb', '_', '\u007f', 'reposs', 'repo', '@', '`', '{',
+];
+const METHODS = ['GET', 'POST', 'HEAD', 'OPTIONS', 'PUT', 'get'] as const;
+
+interface Entry {
+  kind: 'route' | 'use';
+  path: RoutePath;
+  methods: ReadonlyArray<'get' | 'post' | 'put' | 'all' | 'options'>;
+}
+
+const entry: fc.Arbitrary<Entry> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant<'route'>('route'),
+      path: fc.constantFrom(...ROUTE_PATHS),
+      methods: fc.array(fc.constantFrom<Entry['methods'][number]>('get', 'get', 'post', 'put', 'all', 'options'), { minLength: 1, maxLength: 2 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant<'use'>('use'), path: fc.constantFrom(...MOUNT_PATHS), methods: fc.constant([]) }) },
+);
+
+const requestPath = fc.tuple(
+  fc.array(fc.constantFrom(...SEGMENTS), { minLength: 0, maxLength: 5 }),
+  fc.constantFrom('', '', '/', '//'),
+).map(([segs, tail]) => '/' + segs.join('/') + (segs.length > 0 ? tail : ''));
+
+type Answer = { index: number; params: Record<string, string | undefined> } | { status: unknown } | undefined;
+
+function build(entries: readonly Entry[], opts: { strict: boolean; caseSensitive: boolean }): ReturnType<typeof Router> {
+  const router = Router(opts);
+  for (const e of entries) {
+    if (e.kind === 'use') router.use(e.path, noop);
+    else {
+      const route = router.route(e.path);
+      for (const m of e.methods) route[m](noop);
+    }
+  }
+  return router;
+}
+
+/** Express 4: layers in order, the method first, then the regex (which decodes, and may throw). */
+function scan(router: ReturnType<typeof Router>, method: string, path: string): Answer {
+  const upper = method.toUpperCase();
+  for (let index = 0; index < router.stack.length; index++) {
+    const layer = router.stack[index]!;
+    if (layer.route === undefined || !layer.route.handlesMethod(upper)) continue;
+    try {
+      const m = layer.match(path);
+      if (m !== undefined) return { index, params: m.params };
+    } catch (e) {
+      return { status: (e as { status?: unknown }).status };
+    }
+  }
+  return undefined;
+}
+
+function answer(router: ReturnType<typeof Router>, find: () => ReturnType<ReturnType<typeof Router>['lookup']>): Answer {
+  try {
+    const hit = find();
+    if (hit === undefined) return undefined;
+    return { index: router.stack.findIndex((l) => l.route === hit.route), params: hit.params };
+  } catch (e) {
+    return { status: (e as { status?: unknown }).status };
+  }
+}
+
+/** What Router.lookup answers (generated search) and what the trie loop answers. */
+function both(router: ReturnType<typeof Router>, method: string, path: string): [Answer, Answer] {
+  const loop = new Matcher(router.stack, { strict: router.strict, sensitive: router.caseSensitive, compile: false });
+  const upper = method.toUpperCase();
+  return [answer(router, () => router.lookup(method, path)), answer(router, () => loop.first(path, upper))];
+}
+
+describe('Router.lookup against a scan in definition order', () => {
+  it('answers the same route and params over random tables', () => {
+    const options = fc.record({ strict: fc.boolean(), caseSensitive: fc.boolean() });
+    const requests = fc.array(fc.tuple(fc.constantFrom(...METHODS), requestPath), { minLength: 1, maxLength: 12 });
+    fc.assert(fc.property(fc.array(entry, { maxLength: 25 }), options, requests, (entries, opts, reqs) => {
+      const router = build(entries, opts);
+      for (const [method, path] of reqs) {
+        const expected = scan(router, method, path);
+        const [compiled, loop] = both(router, method, path);
+        assert.deepStrictEqual(compiled, expected, `${method} ${JSON.stringify(path)} (generated)`);
+        assert.deepStrictEqual(loop, expected, `${method} ${JSON.stringify(path)} (loop)`);
+      }
+    }), { seed: SEED, numRuns: 3000 });
+  });
+
+  it('prefers the earlier route across literal and param branches', () => {
+    const paramFirst = Router();
+    paramFirst.get('/:a/b', noop);
+    paramFirst.get('/x/b', noop);
+    assert.equal(paramFirst.lookup('GET', '/x/b')?.route, paramFirst.stack[0]!.route);
+    assert.deepEqual(paramFirst.lookup('GET', '/x/b')?.params, { a: 'x' });
+
+    const literalFirst = Router();
+    literalFirst.get('/x/:b', noop);
+    literalFirst.get('/:a/b', noop);
+    assert.equal(literalFirst.lookup('GET', '/x/b')?.route, literalFirst.stack[0]!.route);
+    assert.deepEqual(literalFirst.lookup('GET', '/x/b')?.params, { b: 'b' });
+    // Not static: the walk, not the precomputed map, has to get the order right.
+    assert.deepEqual(literalFirst.lookup('GET', '/x/y')?.params, { b: 'y' });
+    assert.deepEqual(literalFirst.lookup('GET', '/y/b')?.params, { a: 'y' });
+  });
+
+  it('skips earlier routes that do not answer the method', () => {
+    const router = Router();
+    router.post('/a/:id', noop);
+    router.get('/:x/:id', noop);
+    router.get('/a/:id', noop);
+    assert.equal(router.lookup('GET', '/a/1')?.route, router.stack[1]!.route);
+    assert.equal(router.lookup('POST', '/a/1')?.route, router.stack[0]!.route);
+    assert.equal(router.lookup('HEAD', '/a/1')?.route, router.stack[1]!.route, 'HEAD falls back to GET');
+    assert.equal(router.lookup('PUT', '/a/1'), undefined);
+  });
+
+  it('sees methods added to a route after the first lookup', () => {
+    const router = Router();
+    const route = router.route('/a/:id');
+    assert.equal(router.lookup('GET', '/a/1'), undefined);
+    route.get(noop);
+    assert.equal(router.lookup('GET', '/a/1')?.route, route);
+    assert.equal(router.lookup('GET', '/a')?.route, undefined);
+  });
+
+  it('folds ASCII case only, and keeps the request case in params', () => {
+    const insensitive = Router();
+    insensitive.get('/Repos/:owner/a_b', noop);
+    assert.deepEqual(insensitive.lookup('GET', '/REPOS/Foo/A_B')?.params, { owner: 'Foo' });
+    // `_` | 32 is DEL: folding must not make them equal.
+    assert.equal(insensitive.lookup('GET', '/repos/foo/a\u007fb'), undefined);
+    const sensitive = Router({ caseSensitive: true });
+    sensitive.get('/Repos/:owner', noop);
+    assert.equal(sensitive.lookup('GET', '/repos/foo'), undefined);
+    assert.deepEqual(sensitive.lookup('GET', '/Repos/Foo')?.params, { owner: 'Foo' });
+  });
+
+  it('takes a trailing slash unless strict, and never an empty segment', () => {
+    for (const strict of [false, true]) {
+      const router = Router({ strict });
+      router.get('/gists/:id', noop);
+      router.get('/', noop);
+      assert.equal(router.lookup('GET', '/gists/1/') !== undefined, !strict, `strict=${strict}`);
+      assert.equal(router.lookup('GET', '/gists//'), undefined);
+      assert.equal(router.lookup('GET', '//'), undefined);
+      assert.equal(router.lookup('GET', '/')?.route, router.stack[1]!.route);
+    }
+  });
+
+  it('lets an earlier regex route win over a later indexed one, and not a later one', () => {
+    const router = Router();
+    router.get('/a/:b(\\d+)', noop);
+    router.get('/a/:b', noop);
+    router.get('/c/:d', noop);
+    router.get(/^\/c\/(\d+)$/, noop);
+    assert.equal(router.lookup('GET', '/a/1')?.route, router.stack[0]!.route);
+    assert.equal(router.lookup('GET', '/a/x')?.route, router.stack[1]!.route);
+    assert.equal(router.lookup('GET', '/c/1')?.route, router.stack[2]!.route);
+  });
+
+  it('decodes the winner only: a malformed escape is a 400 there, nothing elsewhere', () => {
+    const router = Router();
+    router.post('/a/:id', noop);
+    router.get('/a/:id', noop);
+    assert.throws(() => router.lookup('GET', '/a/%zz'), (e: { status?: number }) => e.status === 400);
+    assert.deepEqual(router.lookup('GET', '/a/caf%C3%A9')?.params, { id: 'caf\u00e9' });
+  });
+
+  it('keeps the last value of a repeated name and never sets a prototype', () => {
+    const router = Router();
+    router.get('/r/:id/:id', noop);
+    router.get('/p/:__proto__', noop);
+    assert.deepEqual(router.lookup('GET', '/r/1/2')?.params, { id: '2' });
+    const params = router.lookup('GET', '/p/x')?.params;
+    assert.equal(Object.getPrototypeOf(params), Object.prototype);
+  });
+
+  it('answers the same on a table too big to generate code for', () => {
+    const router = Router();
+    for (let i = 0; i < 3000; i++) router.get(`/r${i}/:id/s${i % 7}/:x`, noop);
+    router.get('/:a/:b/:c/:d', noop);
+    assert.deepEqual(router.lookup('GET', '/r2999/1/s3/2')?.params, { id: '1', x: '2' });
+    assert.equal(router.lookup('GET', '/r2999/1/s3/2')?.route, router.stack[2999]!.route);
+    assert.deepEqual(router.lookup('GET', '/r2999/1/s4/2')?.params, { a: 'r2999', b: '1', c: 's4', d: '2' });
+  });
+});
