@@ -12,40 +12,45 @@ import type { Route } from './route.js';
 import type { Terminal, TrieNode } from './trie.js';
 
 /**
- * Above this much generated source the search stays a loop: V8 stops optimising functions whose
- * bytecode passes about 60 KB, and an unoptimised giant would be slower than the loop.
+ * Generated functions stay below this much source: V8 stops optimising a function whose bytecode
+ * passes about 60 KB, and an unoptimised one is slower than the loop (then the loop is kept).
  */
-const MAX_SOURCE = 60_000;
+const MAX_FUNCTION = 40_000;
+/** A subtree whose code passes this becomes a function of its own, so big tables split up. */
+const SPLIT = 8_000;
+/** Routes' params builders per generated switch. */
+const BUILD_CHUNK = 128;
 
 /** Larger than any layer index: "no route yet". */
 const NONE = 0x7fffffff;
 
-type Search = (key: string, length: number, method: string, routes: ReadonlyArray<Route | undefined>, hit: number[]) => number;
-type Build = (key: string, hit: readonly number[], decode: typeof decodeParam) => Record<string, string | undefined>;
+type Search = (key: string, length: number, method: string, hit: number[]) => number;
+type Build = (key: string, hit: readonly number[]) => Record<string, string | undefined>;
 
 class CompiledSearch implements FirstFinder {
   private readonly hit: number[] = [0];
   constructor(
     private readonly search: Search,
     private readonly build: Build,
-    private readonly routes: ReadonlyArray<Route | undefined>,
   ) {}
 
   find(key: string, length: number, method: string): number {
-    return this.search(key, length, method, this.routes, this.hit);
+    return this.search(key, length, method, this.hit);
   }
 
   params(key: string): Record<string, string | undefined> {
-    return this.build(key, this.hit, decodeParam);
+    return this.build(key, this.hit);
   }
 }
 
 /**
- * Generates the search for the trie under `root`, or undefined when the table is too big or the
- * runtime forbids code generation (then the caller keeps the loop).
+ * Generates the search for the trie under `root`, or undefined when the table is too wide to
+ * split into functions V8 optimises, or the runtime forbids code generation (then the caller
+ * keeps the loop).
  */
 export function compileFirst(root: TrieNode, sensitive: boolean): FirstFinder | undefined {
   const terminals: Terminal[] = [];
+  const functions: string[] = [];
 
   // `k` the path, `n` its length (trailing slash dropped), `m` the method, `R` the routes by
   // terminal, `h` the answer: terminal id, then start/end of each param. Segment d spans a<d>..b<d>.
@@ -75,13 +80,13 @@ export function compileFirst(root: TrieNode, sensitive: boolean): FirstFinder | 
       for (const [length, group] of byLength) {
         // Literals of one length are distinct (already case-folded), so at most one matches.
         const tests = group.map(([text, child]) =>
-          `if (${same(text, a, sensitive)}) { if (best > ${child.min}) { const a${d + 1} = ${b} + 1; ${block(child, d + 1, params)} } }`);
+          `if (${same(text, a, sensitive)}) { if (best > ${child.min}) { const a${d + 1} = ${b} + 1; ${subtree(child, d + 1, params)} } }`);
         children += ` case ${length}: ${tests.join(' else ')} break;`;
       }
       children += ' }';
     }
     if (at.param !== undefined) {
-      children += ` if (best > ${at.param.min}) { const a${d + 1} = ${b} + 1; ${block(at.param, d + 1, [...params, a, b])} }`;
+      children += ` if (best > ${at.param.min}) { const a${d + 1} = ${b} + 1; ${subtree(at.param, d + 1, [...params, a, b])} }`;
     }
     if (children !== '') {
       // An empty segment (`//`) matches neither a literal nor a param.
@@ -91,13 +96,31 @@ export function compileFirst(root: TrieNode, sensitive: boolean): FirstFinder | 
     return code;
   };
 
-  const body = `let best = ${NONE}; const a0 = n === 1 ? 2 : 1; ${block(root, 0, [])} return best === ${NONE} ? -1 : best;`;
-  if (body.length > MAX_SOURCE) return undefined;
-  const cases = terminals.map((t, id) => (t.names.length === 0 ? '' : `case ${id}: ${paramsCode(t.names)}`)).join(' ');
+  /** A child's block inline, or a call to it as a function of its own when it is big. */
+  const subtree = (at: TrieNode, d: number, params: readonly string[]): string => {
+    const code = block(at, d, params);
+    if (code.length <= SPLIT) return code;
+    const name = `s${functions.length}`;
+    const args = ['k', 'n', 'm', 'h', 'best', `a${d}`, ...params].join(', ');
+    functions.push(`function ${name}(${args}) { ${code} return best; }`);
+    return `best = ${name}(${args});`;
+  };
+
+  functions.push(`function search(k, n, m, h) { let best = ${NONE}; const a0 = n === 1 ? 2 : 1; ${block(root, 0, [])} return best === ${NONE} ? -1 : best; }`);
+  const chunks: string[] = [];
+  for (let from = 0; from < terminals.length; from += BUILD_CHUNK) {
+    const cases = terminals.slice(from, from + BUILD_CHUNK)
+      .map((t, i) => (t.names.length === 0 ? '' : `case ${from + i}: ${paramsCode(t.names)}`)).join(' ');
+    chunks.push(`function b${chunks.length}(k, h) { switch (h[0]) { ${cases} } return {}; }`);
+  }
+  const dispatch = chunks.map((_, i) => `if (h[0] < ${(i + 1) * BUILD_CHUNK}) return b${i}(k, h);`).join(' ');
+  functions.push(...chunks, `function build(k, h) { ${dispatch} return {}; }`);
+  if (functions.some((f) => f.length > MAX_FUNCTION)) return undefined;
   try {
-    const search = new Function('k', 'n', 'm', 'R', 'h', body) as Search;
-    const build = new Function('k', 'h', 'd', `switch (h[0]) { ${cases} } return {};`) as Build;
-    return new CompiledSearch(search, build, terminals.map((t) => t.route));
+    const make = new Function('R', 'D', `${functions.join('\n')}\nreturn [search, build];`) as
+      (routes: ReadonlyArray<Route | undefined>, decode: typeof decodeParam) => [Search, Build];
+    const [search, build] = make(terminals.map((t) => t.route), decodeParam);
+    return new CompiledSearch(search, build);
   } catch {
     // e.g. node --disallow-code-generation-from-strings
     return undefined;
@@ -122,7 +145,7 @@ function same(text: string, a: string, sensitive: boolean): string {
  * order (a repeated name keeps the last value, as the regex path does); `__proto__` is assigned too.
  */
 function paramsCode(names: readonly string[]): string {
-  const value = (i: number): string => `d(k.slice(h[${2 * i + 1}], h[${2 * i + 2}]))`;
+  const value = (i: number): string => `D(k.slice(h[${2 * i + 1}], h[${2 * i + 2}]))`;
   if (new Set(names).size === names.length && !names.includes('__proto__')) {
     return `return { ${names.map((name, i) => `${JSON.stringify(name)}: ${value(i)}`).join(', ')} };`;
   }
