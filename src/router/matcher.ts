@@ -47,6 +47,7 @@ export class Matcher {
   /** The first-route search, built on the first `first` call (dispatch alone never needs it). */
   private search: FirstFinder | undefined;
   private readonly compile: boolean;
+  private every: Candidate[] | undefined;
 
   /** `compile: false` keeps the first-route search a loop over the trie (tests compare the two). */
   constructor(layers: readonly Layer[], options: { strict: boolean; sensitive: boolean; compile?: boolean }) {
@@ -77,6 +78,7 @@ export class Matcher {
    * (the router passes "handles this method"); layers that need their regex are always kept.
    */
   lookup(path: string, method?: string, accept?: Accept): readonly Candidate[] {
+    if (path.charCodeAt(0) !== 47 /* / */) return this.everyLayer();
     let key = path;
     if (!this.strict && key.length > 1 && key.charCodeAt(key.length - 1) === 47 /* / */) {
       key = key.slice(0, -1);
@@ -96,6 +98,7 @@ export class Matcher {
    * keeps only the best terminal so far and skips subtrees whose smallest index cannot beat it.
    */
   first(path: string, method: string): RouteHit | undefined {
+    if (path.charCodeAt(0) !== 47 /* / */) return this.firstOf(this.everyLayer(), path, method);
     let length = path.length;
     let key = path;
     if (!this.strict && length > 1 && path.charCodeAt(length - 1) === 47 /* / */) {
@@ -114,6 +117,14 @@ export class Matcher {
     }
     if (found === -1) return undefined;
     return { route: this.layers[found]!.route!, params: search.params(path) };
+  }
+
+  /**
+   * Every layer, to be tried by its regex: for a path without a leading `/` (`*`, `x`, or empty
+   * from a target like `?q`), which the trie would read as if the slash were there.
+   */
+  private everyLayer(): readonly Candidate[] {
+    return (this.every ??= this.layers.map((_, index) => ({ index, names: undefined, values: undefined })));
   }
 
   /** The first route of a precomputed list that answers `method`. */

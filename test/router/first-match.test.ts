@@ -51,10 +51,12 @@ const entry: fc.Arbitrary<Entry> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant<'use'>('use'), path: fc.constantFrom(...MOUNT_PATHS), methods: fc.constant([]) }) },
 );
 
+/** Mostly ordinary paths; some without the leading `/` (`*`, `x`, empty), which only the regex can judge. */
 const requestPath = fc.tuple(
   fc.array(fc.constantFrom(...SEGMENTS), { minLength: 0, maxLength: 5 }),
   fc.constantFrom('', '', '/', '//'),
-).map(([segs, tail]) => '/' + segs.join('/') + (segs.length > 0 ? tail : ''));
+  fc.constantFrom('/', '/', '/', '/', '/', '', '*'),
+).map(([segs, tail, lead]) => lead + segs.join('/') + (segs.length > 0 ? tail : ''));
 
 type Answer = { index: number; params: Record<string, string | undefined> } | { status: unknown } | undefined;
 
@@ -207,6 +209,25 @@ describe('Router.lookup against a scan in definition order', () => {
     assert.deepEqual(router.lookup('GET', '/r/1/2')?.params, { id: '2' });
     const params = router.lookup('GET', '/p/x')?.params;
     assert.equal(Object.getPrototypeOf(params), Object.prototype);
+  });
+
+  it('leaves paths without a leading slash to the regex, in lookup and in dispatch', () => {
+    for (const strict of [false, true]) {
+      const router = Router({ strict });
+      router.get('/', noop);
+      router.get('/gists', noop);
+      router.get('/:a', noop);
+      router.use('/', noop);
+      router.get('*', noop);
+      const matcher = new Matcher(router.stack, { strict, sensitive: false });
+      for (const path of ['xgists', 'gists', 'x', '', '*']) {
+        const regex = router.stack.flatMap((layer, index) => (layer.match(path) ? [index] : []));
+        const indexed = matcher.lookup(path).flatMap((c) => (router.stack[c.index]!.match(path) ? [c.index] : []));
+        assert.deepEqual(indexed, regex, `strict=${strict} ${JSON.stringify(path)}`);
+        assert.deepStrictEqual(answer(router, () => router.lookup('GET', path)), scan(router, 'GET', path), `strict=${strict} ${JSON.stringify(path)}`);
+      }
+      assert.equal(router.lookup('GET', 'xgists')?.route, router.stack[4]!.route);
+    }
   });
 
   it('answers the same when a big table is generated as several functions', () => {
