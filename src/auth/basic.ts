@@ -3,7 +3,8 @@
  * HTTP Basic authentication (RFC 7617) against scrypt password hashes, with a short-lived cache of
  * verified credentials so a busy client is not bounded by scrypt on every request.
  */
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hmacSha256Base64, prepareHmacKey } from './hmac-sha256.js';
 import type { Request } from '../http/request.js';
 import type { Store } from '../storage/store.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
@@ -42,6 +43,9 @@ interface CacheEntry {
 const BASIC_RE = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 // RFC 7617 §2: user-id and password MUST NOT contain control characters.
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+// One decoder for every request: with `fatal`, a non-streaming decode keeps no state between calls.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+const PRINTABLE_ASCII_RE = /^[\x20-\x7e]*$/;
 
 /**
  * Decodes `Authorization: Basic ...`. Returns undefined when the header is not Basic; throws a 400
@@ -56,7 +60,7 @@ export function parseBasic(header: string | undefined): BasicCredentials | undef
   let decoded: string;
   try {
     // RFC 7617 §2.1: roa announces charset="UTF-8"; invalid UTF-8 is rejected rather than guessed at.
-    decoded = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    decoded = STRICT_UTF8.decode(bytes);
   } catch {
     throw malformedCredentials('Basic credentials are not UTF-8');
   }
@@ -65,7 +69,8 @@ export function parseBasic(header: string | undefined): BasicCredentials | undef
   const userId = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
   if (CONTROL_RE.test(decoded)) throw malformedCredentials('Basic credentials contain control characters');
-  return { userId: userId.normalize('NFC'), password };
+  // ASCII is already in NFC; only other user-ids pay for ICU's normalisation.
+  return { userId: PRINTABLE_ASCII_RE.test(userId) ? userId : userId.normalize('NFC'), password };
 }
 
 /**
@@ -87,7 +92,7 @@ export class BasicScheme implements AuthScheme {
   private readonly inFlight = new Map<string, Promise<boolean>>();
   // Cache keys are HMAC-SHA-256 under a per-process key: a memory dump then holds no fast, unsalted
   // hash of any password that could be brute-forced offline.
-  private readonly cacheKeyText = randomBytes(32).toString('base64');
+  private readonly cacheKey = prepareHmacKey(randomBytes(32));
 
   constructor(options: BasicSchemeOptions) {
     this.store = options.store;
@@ -148,8 +153,8 @@ export class BasicScheme implements AuthScheme {
   }
 
   private keyOf(creds: BasicCredentials): string {
-    // A one-shot keyed digest (secret prefix): no Hmac object per request on the hot path.
-    return hash('sha256', this.cacheKeyText + creds.userId + '\0' + creds.password, 'base64url');
+    // HMAC under the per-process key, in JS over precomputed pads: no native call per request.
+    return hmacSha256Base64(this.cacheKey, creds.userId + '\0' + creds.password);
   }
 
   private remember(key: string, entry: CacheEntry): void {

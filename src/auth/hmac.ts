@@ -113,35 +113,21 @@ export class HmacScheme implements AuthScheme {
   }
 
   /**
-   * Decrypted secrets, keyed by user and sealed blob (a changed secret is a new key). AES-GCM per
-   * request costs more than the rest of the check; the dummy is cached alike, so unknown and known
-   * users still take the same path.
+   * Decrypted secrets and their prepared HMAC keys, per user name; an entry is used only while the
+   * sealed blob is the same (a changed secret is a new blob). AES-GCM per request costs more than
+   * the rest of the check. The dummy is cached alike, so unknown and known users take the same path.
    */
-  private readonly secrets = new Map<string, string>();
+  private readonly secrets = new Map<string, { blob: string; key: HmacKey }>();
   private readonly records: RecordCache;
 
-  private readonly keys = new Map<string, HmacKey>();
-
-  /** The padded key of a secret, prepared once (RFC 2104 §2). */
-  private keyFor(secret: string): HmacKey {
-    let key = this.keys.get(secret);
-    if (key === undefined) {
-      key = prepareHmacKey(secret);
-      if (this.keys.size >= 10_000) this.keys.clear();
-      this.keys.set(secret, key);
-    }
+  private keyFor(name: string, blob: string, open: () => string): HmacKey {
+    const hit = this.secrets.get(name);
+    // The record cache hands out the same blob string while the record lives: usually one pointer compare.
+    if (hit !== undefined && hit.blob === blob) return hit.key;
+    const key = prepareHmacKey(open());
+    if (this.secrets.size >= 10_000) this.secrets.clear();
+    this.secrets.set(name, { blob, key });
     return key;
-  }
-
-  private opened(name: string, blob: string, open: () => string): string {
-    const key = name + '\0' + blob;
-    let secret = this.secrets.get(key);
-    if (secret === undefined) {
-      secret = open();
-      if (this.secrets.size >= 10_000) this.secrets.clear();
-      this.secrets.set(key, secret);
-    }
-    return secret;
   }
 
   challenge(): string {
@@ -194,13 +180,14 @@ export class HmacScheme implements AuthScheme {
 
     // 2. Load the secret; unknown users and users without a secret get the dummy.
     const user = await this.records.getUser(cred.user);
-    let secret: string;
+    let key: HmacKey;
     if (user?.hmacSecret == null) {
-      secret = this.opened(' dummy', this.dummyBlob, () => openHmacSecret(this.o.box, '\0dummy', this.dummyBlob));
+      // '\0' cannot start a user name, so the dummy's entry never collides with a user's.
+      key = this.keyFor('\0dummy', this.dummyBlob, () => openHmacSecret(this.o.box, '\0dummy', this.dummyBlob));
     } else {
       try {
         const blob = user.hmacSecret;
-        secret = this.opened(user.name, blob, () => openHmacSecret(this.o.box, user.name, blob));
+        key = this.keyFor(user.name, blob, () => openHmacSecret(this.o.box, user.name, blob));
       } catch (err) {
         // The server key changed or the row is corrupt: an operator problem, never the client's.
         throw new HttpError(500, 'HMAC secret cannot be decrypted', { code: 'ROA_ERR_HMAC_SECRET_UNREADABLE', expose: false, cause: err });
@@ -213,7 +200,7 @@ export class HmacScheme implements AuthScheme {
     }
 
     // 4. Digest: safeEqual checks lengths first, then compares in constant time.
-    const expected = hmacSha256Base64(this.keyFor(secret), stringToSign);
+    const expected = hmacSha256Base64(key, stringToSign);
     const ok = this.o.safeEqual(cred.digest, expected);
     if (!ok || user === undefined || user.hmacSecret == null) throw invalidCredentials(this.challenge(), diagnostics);
 

@@ -16,6 +16,17 @@ describe('safeEqual', () => {
     assert.equal(safeEqual('abc', 'abcd'), false);
     assert.equal(safeEqual('', 'a'), false);
   });
+  it('compares strings by content at every position, multi-byte too, and mixes strings with bytes', () => {
+    const base = 'q9Xv+/=é€';
+    for (let i = 0; i < base.length; i++) {
+      const changed = base.slice(0, i) + String.fromCharCode(base.charCodeAt(i) ^ 1) + base.slice(i + 1);
+      assert.equal(safeEqual(base, changed), false, `position ${i}`);
+    }
+    assert.equal(safeEqual(base, base.slice()), true);
+    assert.equal(safeEqual('', ''), true);
+    assert.equal(safeEqual('é', Buffer.from('é', 'utf8')), true);
+    assert.equal(safeEqual('é', Buffer.from('e', 'utf8')), false);
+  });
 });
 
 describe('passwords', () => {
