@@ -28,6 +28,60 @@ storeContract('SqliteStore file', async () => {
 });
 
 describe('SqliteStore', () => {
+  it('commits the nonces of one event-loop turn together, answering each by its own upsert', async () => {
+    const store = new SqliteStore(':memory:');
+    try {
+      const exp = Date.now() + 60_000;
+      const [a1, b1, a2, c1, b2] = await Promise.all([
+        store.consumeNonce('batch:a', exp),
+        store.consumeNonce('batch:b', Date.now() - 1),
+        store.consumeNonce('batch:a', exp),
+        store.consumeNonce('batch:c', exp),
+        // b's first record was already expired when written: this one takes it over.
+        store.consumeNonce('batch:b', exp),
+      ]);
+      assert.deepEqual([a1, b1, a2, c1, b2], [true, true, false, true, true]);
+      assert.equal(await store.consumeNonce('batch:b', exp), false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('lets exactly one of two stores on one file win a nonce (as two processes would)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
+    const path = join(dir, 'roa.db');
+    const one = new SqliteStore(path);
+    const two = new SqliteStore(path);
+    try {
+      const exp = Date.now() + 60_000;
+      for (let i = 0; i < 20; i++) {
+        const results = await Promise.all([one.consumeNonce(`shared:${i}`, exp), two.consumeNonce(`shared:${i}`, exp), one.consumeNonce(`shared:${i}`, exp)]);
+        assert.equal(results.filter(Boolean).length, 1, `round ${i}: ${results}`);
+      }
+    } finally {
+      await one.close();
+      await two.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes pending nonces before it closes, and fails (never accepts) once closed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
+    const path = join(dir, 'roa.db');
+    try {
+      const store = new SqliteStore(path);
+      const pending = store.consumeNonce('close:a', Date.now() + 60_000);
+      await store.close();
+      assert.equal(await pending, true);
+      await assert.rejects(store.consumeNonce('close:b', Date.now() + 60_000), (err: unknown) => err instanceof HttpError && err.status >= 500);
+      const reopened = new SqliteStore(path);
+      assert.equal(await reopened.consumeNonce('close:a', Date.now() + 60_000), false);
+      await reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('creates the parent directory, uses WAL and keeps data across reopen', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
     try {

@@ -20,6 +20,13 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
+interface PendingNonce {
+  key: string;
+  expiresAtMs: number;
+  resolve: (fresh: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
 /** Nonce consumption prunes expired rows at most this often. */
 const PRUNE_INTERVAL_MS = 60_000;
 
@@ -48,6 +55,8 @@ export class SqliteStore implements Store {
   private readonly db: Db;
   private readonly s: ReturnType<typeof prepareStatements>;
   private lastPrune = 0;
+  private nonceBatch: PendingNonce[] | undefined;
+  private nonceTransaction: ((pending: readonly PendingNonce[], at: number) => boolean[]) | undefined;
 
   constructor(path: string, opts: SqliteStoreOptions = {}) {
     this.path = path;
@@ -207,19 +216,56 @@ export class SqliteStore implements Store {
     return this.run('revoke tokens', () => this.s.revokeFamily.run(familyId).changes);
   }
 
-  async consumeNonce(key: string, expiresAtMs: number): Promise<boolean> {
-    const now = Date.now();
-    return this.run('consume nonce', () => {
-      if (now - this.lastPrune >= PRUNE_INTERVAL_MS) {
-        this.lastPrune = now;
-        this.s.pruneNonces.run(now);
+  /**
+   * Group commit: nonces consumed during one turn of the event loop are written in one transaction
+   * at its end (setImmediate). A commit per nonce appends whole pages to the WAL each time, which
+   * made replay protection cost more than the rest of the request. Every nonce still gets its own
+   * upsert, in arrival order, and its answer is that statement's: exact even when several
+   * processes share the file, and each promise settles only after the commit.
+   */
+  consumeNonce(key: string, expiresAtMs: number): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      let batch = this.nonceBatch;
+      if (batch === undefined) {
+        batch = this.nonceBatch = [];
+        setImmediate(() => this.flushNonces());
       }
-      // One statement: a fresh key inserts; an expired one is taken over; a live one changes nothing.
-      return this.s.upsertNonce.run(key, expiresAtMs, now).changes > 0;
+      batch.push({ key, expiresAtMs, resolve, reject });
     });
   }
 
+  private flushNonces(): void {
+    const batch = this.nonceBatch;
+    if (batch === undefined) return;
+    this.nonceBatch = undefined;
+    let fresh: boolean[];
+    try {
+      if (!this.db.open) throw new Error('the database is closed');
+      fresh = this.consumeNonces(batch, Date.now());
+    } catch (err) {
+      const failure = mapError(err, 'consume nonce');
+      for (const n of batch) n.reject(failure);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(fresh[i]!);
+  }
+
+  private consumeNonces(batch: readonly PendingNonce[], now: number): boolean[] {
+    this.nonceTransaction ??= this.db.transaction((pending: readonly PendingNonce[], at: number): boolean[] => {
+      if (at - this.lastPrune >= PRUNE_INTERVAL_MS) {
+        this.lastPrune = at;
+        this.s.pruneNonces.run(at);
+      }
+      // One statement each: a fresh key inserts; an expired one is taken over; a live one (also
+      // one taken earlier in this batch) changes nothing.
+      return pending.map((n) => this.s.upsertNonce.run(n.key, n.expiresAtMs, at).changes > 0);
+    });
+    return this.nonceTransaction(batch, now);
+  }
+
   async close(): Promise<void> {
+    // Nonces waiting for their commit are written (or failed) before the file closes.
+    this.flushNonces();
     if (this.db.open) this.db.close();
   }
 
