@@ -3,8 +3,7 @@
  * HTTP Basic authentication (RFC 7617) against scrypt password hashes, with a short-lived cache of
  * verified credentials so a busy client is not bounded by scrypt on every request.
  */
-import { randomBytes } from 'node:crypto';
-import { hmacSha256Base64, prepareHmacKey } from './hmac-sha256.js';
+import { hash, randomBytes } from 'node:crypto';
 import type { Request } from '../http/request.js';
 import type { Store } from '../storage/store.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
@@ -92,7 +91,7 @@ export class BasicScheme implements AuthScheme {
   private readonly inFlight = new Map<string, Promise<boolean>>();
   // Cache keys are HMAC-SHA-256 under a per-process key: a memory dump then holds no fast, unsalted
   // hash of any password that could be brute-forced offline.
-  private readonly cacheKey = prepareHmacKey(randomBytes(32));
+  private readonly cacheKeyText = randomBytes(32).toString('base64');
 
   constructor(options: BasicSchemeOptions) {
     this.store = options.store;
@@ -153,8 +152,8 @@ export class BasicScheme implements AuthScheme {
   }
 
   private keyOf(creds: BasicCredentials): string {
-    // HMAC under the per-process key, in JS over precomputed pads: no native call per request.
-    return hmacSha256Base64(this.cacheKey, creds.userId + '\0' + creds.password);
+    // A one-shot keyed digest (secret prefix): no Hmac object per request on the hot path.
+    return hash('sha256', this.cacheKeyText + creds.userId + '\0' + creds.password, 'base64url');
   }
 
   private remember(key: string, entry: CacheEntry): void {
