@@ -8,7 +8,7 @@ import type { Request } from '../http/request.js';
 import type { Store } from '../storage/store.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
-import { RecordCache } from './user-cache.js';
+import { NOT_LOADED, RecordCache } from './user-cache.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
 
@@ -116,7 +116,8 @@ export class BasicScheme implements AuthScheme {
   async authenticate(req: Request): Promise<Caller> {
     const creds = parseBasic(req.headers.authorization);
     if (creds === undefined) throw invalidCredentials(this.challenge());
-    const user = await this.records.getUser(creds.userId);
+    const peeked = this.records.peekUser(creds.userId);
+    const user = peeked === NOT_LOADED ? await this.records.getUser(creds.userId) : peeked;
     const key = this.keyOf(creds);
     const hit = this.cache.get(key);
     if (hit !== undefined) {

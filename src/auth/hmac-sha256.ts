@@ -133,8 +133,9 @@ export function prepareHmacKey(secret: string | Buffer): HmacKey {
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-/** Every 12-bit value as its two base64 characters: half as many lookups and concatenations. */
-const BASE64_PAIRS = Array.from({ length: 4096 }, (_, n) => BASE64[n >>> 6]! + BASE64[n & 63]!);
+const BASE64_CODES = Array.from(BASE64, (c) => c.charCodeAt(0));
+/** The 44 character codes of a base64 SHA-256 digest, reused by every call. */
+const codes: number[] = new Array<number>(44).fill(0);
 const state = new Int32Array(8);
 const digest = new Uint8Array(32);
 const ascii = new Uint8Array(1024);
@@ -172,12 +173,20 @@ export function hmacSha256Base64(key: HmacKey, message: string): string {
   state.set(key.outer);
   finish(state, digest, BLOCK);
   writeDigest(state);
-  // 32 bytes: ten 3-byte groups and a 2-byte rest (one `=` of padding), 44 characters.
-  let out = '';
-  for (let i = 0; i < 30; i += 3) {
+  // 32 bytes: ten 3-byte groups and a 2-byte rest (one `=` of padding), 44 characters, built
+  // from character codes in one go so the result is a flat string (the comparison reads it
+  // character by character; a string grown by `+=` would be flattened first).
+  for (let i = 0, o = 0; i < 30; i += 3, o += 4) {
     const n = (digest[i]! << 16) | (digest[i + 1]! << 8) | digest[i + 2]!;
-    out += BASE64_PAIRS[n >>> 12]! + BASE64_PAIRS[n & 4095]!;
+    codes[o] = BASE64_CODES[n >>> 18]!;
+    codes[o + 1] = BASE64_CODES[(n >>> 12) & 63]!;
+    codes[o + 2] = BASE64_CODES[(n >>> 6) & 63]!;
+    codes[o + 3] = BASE64_CODES[n & 63]!;
   }
   const n = (digest[30]! << 16) | (digest[31]! << 8);
-  return out + BASE64_PAIRS[n >>> 12]! + BASE64[(n >>> 6) & 63]! + '=';
+  codes[40] = BASE64_CODES[n >>> 18]!;
+  codes[41] = BASE64_CODES[(n >>> 12) & 63]!;
+  codes[42] = BASE64_CODES[(n >>> 6) & 63]!;
+  codes[43] = 61; // =
+  return String.fromCharCode.apply(null, codes);
 }

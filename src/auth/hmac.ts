@@ -16,7 +16,7 @@ import type { NonceStore } from './nonce-store.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
 import { openHmacSecret, sealHmacSecret, type SecretBox } from './secret-box.js';
-import { RecordCache } from './user-cache.js';
+import { NOT_LOADED, RecordCache } from './user-cache.js';
 
 export interface HmacSchemeOptions {
   /** How long a user record is reused before the store is asked again (default 1000 ms; 0 = every request). */
@@ -213,7 +213,8 @@ export class HmacScheme implements AuthScheme {
         };
 
     // 2. Load the secret; unknown users and users without a secret get the dummy.
-    const user = await this.records.getUser(cred.user);
+    const peeked = this.records.peekUser(cred.user);
+    const user = peeked === NOT_LOADED ? await this.records.getUser(cred.user) : peeked;
     let key: HmacKey;
     if (user?.hmacSecret == null) {
       // '\0' cannot start a user name, so the dummy's entry never collides with a user's.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RecordCache } from '../../src/auth/user-cache.js';
+import { NOT_LOADED, RecordCache } from '../../src/auth/user-cache.js';
 import type { User } from '../../src/storage/store.js';
 
 function fakeStore() {
@@ -17,6 +17,23 @@ function fakeStore() {
 }
 
 describe('RecordCache', () => {
+  it('peeks a loaded, fresh record without a promise; NOT_LOADED before the load settles, after the TTL, or with TTL 0', async () => {
+    let now = 0;
+    const store = fakeStore();
+    store.users.set('ann', { name: 'ann', role: 'editor', passwordHash: 'h1', hmacSecret: null, createdAt: new Date(0) });
+    const cache = new RecordCache(store, 1000, () => now);
+    assert.equal(cache.peekUser('ann'), NOT_LOADED);
+    const loading = cache.getUser('ann');
+    assert.equal(cache.peekUser('ann'), NOT_LOADED, 'still loading');
+    await loading;
+    assert.equal((cache.peekUser('ann') as User).role, 'editor');
+    await cache.getUser('nobody');
+    assert.equal(cache.peekUser('nobody'), undefined, 'known not to exist');
+    now = 1000;
+    assert.equal(cache.peekUser('ann'), NOT_LOADED, 'stale');
+    assert.equal(new RecordCache(store, 0, () => now).peekUser('ann'), NOT_LOADED);
+  });
+
   it('reuses a user record for a second, then reads the store again', async () => {
     let now = 0;
     const store = fakeStore();
