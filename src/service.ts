@@ -18,7 +18,6 @@ import { createRedisNonceStore } from './auth/redis-nonce-store.js';
 import type { AuthScheme } from './auth/scheme.js';
 import { loadServerKey, SecretBox } from './auth/secret-box.js';
 import { StoreNonceStore } from './auth/store-nonce-store.js';
-import { MemoryNonceStore } from './auth/memory-nonce-store.js';
 import { sendProblem } from './errors/problem.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger } from './gateway/purger.js';
@@ -96,14 +95,10 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db'));
   const production = env === 'production';
   const box = new SecretBox(opts.serverKey ?? loadServerKey({ keyFile: opts.secretKeyFile }).key);
-  // Nonces: Redis when instances share them; the database when it is shared (PostgreSQL); in
-  // process for the single-machine SQLite default (a write to disk per signed request would
-  // dominate its cost, and one SQLite file means one instance).
-  const nonces: NonceStore = opts.redisUrl
-    ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:' })
-    : store.kind === 'postgres'
-      ? new StoreNonceStore(store)
-      : new MemoryNonceStore();
+  // Nonces: Redis when instances share them, else the database (SQLite writes them by group
+  // commit, one transaction per event-loop turn). Either survives a restart, so a nonce seen
+  // before it stays refused, and neither is bounded by this process's memory.
+  const nonces: NonceStore = opts.redisUrl ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:' }) : new StoreNonceStore(store);
   const issuer = opts.issuer ?? `http://${hostForUrl(opts.host ?? '127.0.0.1')}:${opts.port ?? 3000}`;
   const jwt = opts.tokenFormat === 'jwt' ? await JwtAccessTokens.load({ issuer, keyFile: opts.jwtKeyFile }) : undefined;
   const schemes: AuthScheme[] = [
