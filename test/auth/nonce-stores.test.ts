@@ -96,6 +96,21 @@ describe('RedisNonceStore', { skip: skipReason(await redisReachable(), `Redis no
     assert.equal((await one!.authenticate(req())).name, 'ann');
     await assert.rejects(two!.authenticate(req()), (e: HttpError) => e.status === 401);
   });
+  it('answers concurrent consumers of several nonces each by its own SET NX', async () => {
+    const results = await Promise.all([store.consume('b:a', 60_000), store.consume('b:b', 60_000), store.consume('b:a', 60_000), store.consume('b:c', 60_000), store.consume('b:b', 60_000)]);
+    assert.deepEqual(results, [true, true, false, true, false]);
+  });
+  it('lets one of two instances win each nonce when both ask at once', async () => {
+    const other = createRedisNonceStore(REDIS_URL, { prefix });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const results = await Promise.all([store.consume(`two:${i}`, 60_000), other.consume(`two:${i}`, 60_000), store.consume(`two:${i}`, 60_000)]);
+        assert.equal(results.filter(Boolean).length, 1, `round ${i}: ${results}`);
+      }
+    } finally {
+      await other.close();
+    }
+  });
   it('expires nonces', async () => {
     assert.equal(await store.consume('short', 50), true);
     await new Promise((r) => setTimeout(r, 120));
