@@ -147,7 +147,6 @@ function startRead(req: Request, options: ReadBodyOptions, done: BodyCallback): 
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('close', onClose);
-      req.off('error', onAborted);
     };
     const fail = (err: HttpError, drain: boolean): void => {
       if (settled) return;
@@ -177,11 +176,11 @@ function startRead(req: Request, options: ReadBodyOptions, done: BodyCallback): 
     const onClose = (): void => {
       if (!req.complete) onAborted();
     };
-    // 'close' before completion covers an aborted request (the deprecated 'aborted' event is not needed).
+    // 'close' before completion covers an aborted request (the deprecated 'aborted' event is not
+    // needed) and a stream error too: node emits 'error' on a request only when someone listens.
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('close', onClose);
-    req.on('error', onAborted);
   }
 }
 
