@@ -93,6 +93,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   const env = opts.env ?? process.env.NODE_ENV ?? 'development';
   const logger = opts.logger ?? pino({ level: opts.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers.authentication'] });
   const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db'));
+  // A long-running service checkpoints SQLite's WAL off the event loop.
+  (store as Store & { startBackgroundCheckpoints?: () => void }).startBackgroundCheckpoints?.();
   const production = env === 'production';
   const box = new SecretBox(opts.serverKey ?? loadServerKey({ keyFile: opts.secretKeyFile }).key);
   // Nonces: Redis when instances share them, else the database (SQLite writes them by group

@@ -1,7 +1,7 @@
 /** @module test/storage/sqlite-store The Store contract on SQLite, in memory and in a WAL file, plus SQLite specifics. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -28,6 +28,41 @@ storeContract('SqliteStore file', async () => {
 });
 
 describe('SqliteStore', () => {
+  it('checkpoints the WAL in a worker thread once asked, and stops it on close', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
+    const path = join(dir, 'roa.db');
+    try {
+      const store = new SqliteStore(path);
+      store.startBackgroundCheckpoints();
+      store.startBackgroundCheckpoints(); // idempotent
+      assert.equal(store.checkpointsInBackground, true);
+      const before = statSync(path).size;
+      // ~2,000 pages of nonces: far below the raised automatic checkpoint (20,000 pages), so only
+      // the worker can have copied them into the database file.
+      const exp = Date.now() + 60_000;
+      for (let round = 0; round < 20; round++) {
+        await Promise.all(Array.from({ length: 500 }, (_, i) => store.consumeNonce(`ckpt:${round}:${i}:${'x'.repeat(200)}`, exp)));
+      }
+      const deadline = Date.now() + 5000;
+      while (statSync(path).size <= before + 1_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(statSync(path).size > before + 1_000_000, `database file ${statSync(path).size} bytes, was ${before}`);
+      await store.close();
+      assert.equal(store.checkpointsInBackground, false);
+      const reopened = new SqliteStore(path);
+      assert.equal(await reopened.consumeNonce(`ckpt:19:499:${'x'.repeat(200)}`, exp), false);
+      await reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ignores background checkpoints for an in-memory database', async () => {
+    const store = new SqliteStore(':memory:');
+    store.startBackgroundCheckpoints();
+    assert.equal(store.checkpointsInBackground, false);
+    await store.close();
+  });
+
   it('commits the nonces of one event-loop turn together, answering each by its own upsert', async () => {
     const store = new SqliteStore(':memory:');
     try {

@@ -1,6 +1,8 @@
 /** @module storage/sqlite/sqlite-store The Store on SQLite (better-sqlite3): one synchronous connection, so each call is atomic. */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { conditionHolds, joinScopes } from '../conditions.js';
@@ -26,6 +28,38 @@ interface PendingNonce {
   resolve: (fresh: boolean) => void;
   reject: (err: unknown) => void;
 }
+
+/**
+ * With background checkpoints the writer's own automatic checkpoint moves from SQLite's default
+ * 1000 pages to this many: only a backstop should the worker fall behind or fail.
+ */
+const BACKSTOP_CHECKPOINT_PAGES = 20_000;
+const CHECKPOINT_INTERVAL_MS = 200;
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The checkpoint worker (CommonJS source, run with `eval` so it needs no file of its own next to
+ * either the compiled or the TypeScript module): checkpoints the WAL on its own connection, so
+ * copying pages back into the database file, and the fsyncs that go with it, never block the event
+ * loop (better-sqlite3 is synchronous; with automatic checkpoints every thousandth page a request
+ * paid for them). PASSIVE checkpoints neither wait for nor block the writer; when one fails (busy,
+ * file gone) the writer's raised automatic checkpoint still bounds the WAL.
+ */
+const CHECKPOINT_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma('busy_timeout = 1000');
+const timer = setInterval(() => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+}, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
 
 /** Nonce consumption prunes expired rows at most this often. */
 const PRUNE_INTERVAL_MS = 60_000;
@@ -57,6 +91,7 @@ export class SqliteStore implements Store {
   private lastPrune = 0;
   private nonceBatch: PendingNonce[] | undefined;
   private nonceTransaction: ((pending: readonly PendingNonce[], at: number) => boolean[]) | undefined;
+  private checkpointer: Worker | undefined;
 
   constructor(path: string, opts: SqliteStoreOptions = {}) {
     this.path = path;
@@ -263,9 +298,47 @@ export class SqliteStore implements Store {
     return this.nonceTransaction(batch, now);
   }
 
+  /**
+   * Moves WAL checkpoints to a worker thread (a long-running service calls this; short CLI runs
+   * keep SQLite's default). A no-op for in-memory databases and when already running.
+   */
+  startBackgroundCheckpoints(): void {
+    if (this.checkpointer !== undefined || this.path === ':memory:' || this.path === '' || !this.db.open) return;
+    const worker = new Worker(CHECKPOINT_WORKER, {
+      eval: true,
+      workerData: { driver: requireHere.resolve('better-sqlite3'), path: this.path, intervalMs: CHECKPOINT_INTERVAL_MS },
+    });
+    worker.unref();
+    // A worker that cannot start or dies leaves the raised automatic checkpoint in charge.
+    worker.on('error', () => undefined);
+    worker.on('exit', () => {
+      if (this.checkpointer === worker) this.checkpointer = undefined;
+    });
+    this.checkpointer = worker;
+    this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  }
+
+  /** True while a checkpoint worker runs (for tests and diagnostics). */
+  get checkpointsInBackground(): boolean {
+    return this.checkpointer !== undefined;
+  }
+
   async close(): Promise<void> {
     // Nonces waiting for their commit are written (or failed) before the file closes.
     this.flushNonces();
+    const worker = this.checkpointer;
+    if (worker !== undefined) {
+      this.checkpointer = undefined;
+      // Referenced again while it stops, so the process waits for it rather than exiting mid-close.
+      worker.ref();
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.postMessage('stop');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 1000)))]);
+      clearTimeout(timer);
+      if (worker.threadId !== -1) await worker.terminate();
+    }
+    // Closing the last connection checkpoints what is left in the WAL.
     if (this.db.open) this.db.close();
   }
 
