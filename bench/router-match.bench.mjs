@@ -225,7 +225,7 @@ async function main() {
     `- When: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; ${ROUNDS} interleaved rounds of ~${SAMPLE_MS} ms per ` +
       `router and case; ${routes.length + 2} routes registered; pinned: ${process.env.ROA_BENCH_PINNED ? `CPU ${process.env.ROA_BENCH_PINNED}` : 'no'}`,
     `- Machine: ${m.cpu}, node ${m.node}; load average ${m.load}`,
-    '- express4-scan: Express 4 cost model (path-to-regexp 0.1.12 regexp per layer, tried in order), the baseline.',
+    '- express4-scan: Express 4 cost model (path-to-regexp 0.1.13 regexp per layer, tried in order), the baseline.',
     '',
   );
   if (skipped.length) L.push(...skipped.map((s) => `- Not run: ${s}`), '');
