@@ -104,11 +104,19 @@ export function parseHmacHeader(header: string, challenge: string): ParsedHeader
   return { user, nonce, digest };
 }
 
+// Clients sign with the current second, so under load most requests carry the Date the previous
+// one did: the last valid value is remembered (one entry, no growth).
+let lastDateText = '';
+let lastDateMs = 0;
+
 /** Milliseconds of a strict IMF-fixdate (weekday must agree with the date), else undefined. */
 export function parseImfFixdate(value: string): number | undefined {
+  if (value === lastDateText) return lastDateMs;
   if (!IMF_FIXDATE_RE.test(value)) return undefined;
   const ms = Date.parse(value);
   if (Number.isNaN(ms) || new Date(ms).toUTCString() !== value) return undefined;
+  lastDateText = value;
+  lastDateMs = ms;
   return ms;
 }
 

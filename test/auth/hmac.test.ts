@@ -236,4 +236,12 @@ describe('parseImfFixdate', () => {
     assert.equal(parseImfFixdate('Sun Nov  6 08:49:37 1994'), undefined);
     assert.equal(parseImfFixdate('Mon, 06 Nov 1994 08:49:37 GMT'), undefined);
   });
+  it('answers a repeated value (remembered) and a different one alike', () => {
+    for (let i = 0; i < 3; i++) {
+      assert.equal(parseImfFixdate('Sun, 06 Nov 1994 08:49:37 GMT'), 784111777000);
+      assert.equal(parseImfFixdate('Sun, 06 Nov 1994 08:49:38 GMT'), 784111778000);
+      assert.equal(parseImfFixdate('Mon, 06 Nov 1994 08:49:38 GMT'), undefined, 'an invalid value is never remembered');
+      assert.equal(parseImfFixdate('Mon, 06 Nov 1994 08:49:38 GMT'), undefined);
+    }
+  });
 });

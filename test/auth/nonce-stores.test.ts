@@ -1,7 +1,7 @@
 /** @module test/auth/nonce-stores */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { Socket } from 'node:net';
+import { connect, createServer, Socket, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { MemoryNonceStore } from '../../src/auth/memory-nonce-store.js';
@@ -109,6 +109,30 @@ describe('RedisNonceStore', { skip: skipReason(await redisReachable(), `Redis no
       }
     } finally {
       await other.close();
+    }
+  });
+  it('fails closed, within its command deadline, when a connected Redis stops answering', async () => {
+    // A proxy to the real Redis that lets the connection handshake through but swallows SETs.
+    const { host, port } = new URL(REDIS_URL);
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(port || 6379), host);
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+      upstream.pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        if (!chunk.includes('$3\r\nSET\r\n')) upstream.write(chunk);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const stalled = createRedisNonceStore(`redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`, { prefix, connectTimeoutMs: 500, commandTimeoutMs: 300 });
+    try {
+      const t0 = Date.now();
+      await assert.rejects(stalled.consume('stalled', 60_000), NonceStoreUnavailableError);
+      const took = Date.now() - t0;
+      assert.ok(took >= 250 && took < 1500, `failed after ${took} ms`);
+    } finally {
+      await stalled.close().catch(() => {});
+      proxy.close();
     }
   });
   it('expires nonces', async () => {
