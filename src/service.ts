@@ -94,7 +94,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   const logger = opts.logger ?? pino({ level: opts.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers.authentication'] });
   const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db'));
   // A long-running service checkpoints SQLite's WAL off the event loop.
-  (store as Store & { startBackgroundCheckpoints?: () => void }).startBackgroundCheckpoints?.();
+  store.startBackgroundCheckpoints?.();
   const production = env === 'production';
   const box = new SecretBox(opts.serverKey ?? loadServerKey({ keyFile: opts.secretKeyFile }).key);
   // Nonces: Redis when instances share them, else the database (SQLite writes them by group

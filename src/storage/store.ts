@@ -118,4 +118,9 @@ export interface Store {
   consumeNonce(key: string, expiresAtMs: number): Promise<boolean>;
 
   close(): Promise<void>;
+  /**
+   * Optional: housekeeping a long-running service wants and a short CLI run does not (SQLite moves
+   * WAL checkpoints to a worker thread). Called once by the service after opening the store.
+   */
+  startBackgroundCheckpoints?(): void;
 }

@@ -32,11 +32,11 @@ describe('HMAC nonces in the service (SQLite default)', () => {
     let { running, base } = await start();
     await running.store.createUser({ name: 'hana', role: 'editor', passwordHash: await hashPassword('pw-pw-pw-pw'), hmacSecret: sealHmacSecret(new SecretBox(serverKey), 'hana', secret) });
     try {
-      const headers = signRequest({ method: 'GET', target: '/articles', user: 'hana', secret });
+      const headers: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
       assert.equal((await send(base, 'GET', '/articles', { headers })).status, 200);
       assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401);
 
-      const copies = signRequest({ method: 'GET', target: '/articles', user: 'hana', secret });
+      const copies: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
       const statuses = await Promise.all(Array.from({ length: 12 }, () => send(base, 'GET', '/articles', { headers: copies }).then((r) => r.status)));
       assert.deepEqual(statuses.filter((s) => s === 200).length, 1, String(statuses));
       assert.ok(statuses.every((s) => s === 200 || s === 401), String(statuses));
@@ -44,7 +44,7 @@ describe('HMAC nonces in the service (SQLite default)', () => {
       await running.close();
       ({ running, base } = await start());
       assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401, 'a nonce seen before the restart stays spent');
-      const fresh = signRequest({ method: 'GET', target: '/articles', user: 'hana', secret });
+      const fresh: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
       assert.equal((await send(base, 'GET', '/articles', { headers: fresh })).status, 200);
     } finally {
       await running.close();
