@@ -6,7 +6,7 @@
  * walk as straight-line code; this is the walk as a loop, for tables too big to compile.
  */
 import { decodeParam } from './layer.js';
-import { sameFrom1, type TrieNode } from './trie.js';
+import { literalChild, type TrieNode } from './trie.js';
 
 /** One router's first-route search; state is reused between calls (lookups are synchronous and never nest). */
 export interface FirstFinder {
@@ -77,23 +77,8 @@ export class TrieSearch implements FirstFinder {
     while (end < length && key.charCodeAt(end) !== 47 /* / */) end++;
     // An empty segment (`//`) matches neither a literal nor a param.
     if (end === pos) return;
-    const byFirst = at.byFirst;
-    if (byFirst !== undefined) {
-      let first = key.charCodeAt(pos);
-      const sensitive = this.sensitive;
-      if (!sensitive && first >= 65 && first <= 90) first += 32;
-      const candidates = first < 128 ? byFirst[first] : undefined;
-      if (candidates !== undefined) {
-        const size = end - pos;
-        for (let i = 0; i < candidates.length; i++) {
-          const lit = candidates[i]!;
-          if (lit.text.length === size && sameFrom1(key, pos, lit.text, sensitive)) {
-            if (lit.node.min < this.best) this.visit(lit.node, end + 1);
-            break;
-          }
-        }
-      }
-    }
+    const literal = literalChild(at, key, pos, end, this.sensitive);
+    if (literal !== undefined && literal.min < this.best) this.visit(literal, end + 1);
     const param = at.param;
     if (param !== undefined && param.min < this.best) {
       const depth = this.depth;

@@ -11,7 +11,7 @@ import { compileFirst } from './first-compiled.js';
 import { TrieSearch, type FirstFinder } from './first-search.js';
 import { decodeParam, type Layer } from './layer.js';
 import type { Route } from './route.js';
-import { insert, sameFrom1, seal, trieNode, type TrieNode } from './trie.js';
+import { insert, literalChild, seal, trieNode, type TrieNode } from './trie.js';
 
 export interface Candidate {
   /** Index of the layer in the stack. */
@@ -211,26 +211,12 @@ function collect(at: TrieNode, pos: number, walk: Walk): number {
   }
   let end = key.indexOf('/', pos);
   if (end === -1) end = length;
+  // An empty segment (`//`) matches neither a literal nor a param.
+  if (end === pos) return 0;
   let nodes = 0;
-  const byFirst = at.byFirst;
-  if (byFirst !== undefined && end > pos) {
-    let first = key.charCodeAt(pos);
-    const sensitive = walk.sensitive;
-    if (!sensitive && first >= 65 && first <= 90) first += 32;
-    // Literals are ASCII: a segment starting with anything else matches none of them.
-    const candidates = first < 128 ? byFirst[first] : undefined;
-    if (candidates !== undefined) {
-      const size = end - pos;
-      for (let i = 0; i < candidates.length; i++) {
-        const lit = candidates[i]!;
-        if (lit.text.length === size && sameFrom1(key, pos, lit.text, sensitive)) {
-          nodes += collect(lit.node, end + 1, walk);
-          break;
-        }
-      }
-    }
-  }
-  if (at.param !== undefined && end > pos) {
+  const literal = literalChild(at, key, pos, end, walk.sensitive);
+  if (literal !== undefined) nodes += collect(literal, end + 1, walk);
+  if (at.param !== undefined) {
     bounds.push(pos, end);
     nodes += collect(at.param, end + 1, walk);
     bounds.pop();

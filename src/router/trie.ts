@@ -64,8 +64,28 @@ export function seal(at: TrieNode): number {
   return (at.min = min);
 }
 
+/**
+ * The literal child of `at` spelled by the segment `key[pos, end)` (non-empty), comparing in place
+ * and folding ASCII case unless `sensitive`; undefined when none is.
+ */
+export function literalChild(at: TrieNode, key: string, pos: number, end: number, sensitive: boolean): TrieNode | undefined {
+  const byFirst = at.byFirst;
+  if (byFirst === undefined) return undefined;
+  let first = key.charCodeAt(pos);
+  if (!sensitive && first >= 65 && first <= 90) first += 32;
+  // Literals are ASCII: a segment starting with anything else matches none of them.
+  const candidates = first < 128 ? byFirst[first] : undefined;
+  if (candidates === undefined) return undefined;
+  const size = end - pos;
+  for (let i = 0; i < candidates.length; i++) {
+    const lit = candidates[i]!;
+    if (lit.text.length === size && sameFrom1(key, pos, lit.text, sensitive)) return lit.node;
+  }
+  return undefined;
+}
+
 /** `key` holds literal `text` at `pos` (its first character already matched), folding ASCII case unless sensitive. */
-export function sameFrom1(key: string, pos: number, text: string, sensitive: boolean): boolean {
+function sameFrom1(key: string, pos: number, text: string, sensitive: boolean): boolean {
   for (let i = 1; i < text.length; i++) {
     let c = key.charCodeAt(pos + i);
     if (!sensitive && c >= 65 && c <= 90) c += 32;
