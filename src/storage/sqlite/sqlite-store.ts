@@ -90,7 +90,6 @@ export class SqliteStore implements Store {
   private readonly s: ReturnType<typeof prepareStatements>;
   private lastPrune = 0;
   private nonceBatch: PendingNonce[] | undefined;
-  private nonceTransaction: ((pending: readonly PendingNonce[], at: number) => boolean[]) | undefined;
   private checkpointer: Worker | undefined;
 
   constructor(path: string, opts: SqliteStoreOptions = {}) {
@@ -273,29 +272,23 @@ export class SqliteStore implements Store {
     const batch = this.nonceBatch;
     if (batch === undefined) return;
     this.nonceBatch = undefined;
+    const now = Date.now();
     let fresh: boolean[];
     try {
-      if (!this.db.open) throw new Error('the database is closed');
-      fresh = this.consumeNonces(batch, Date.now());
-    } catch (err) {
-      const failure = mapError(err, 'consume nonce');
+      fresh = this.run('consume nonce', () => this.s.tx(() => {
+        if (now - this.lastPrune >= PRUNE_INTERVAL_MS) {
+          this.lastPrune = now;
+          this.s.pruneNonces.run(now);
+        }
+        // One statement each: a fresh key inserts; an expired one is taken over; a live one (also
+        // one taken earlier in this batch) changes nothing.
+        return batch.map((n) => this.s.upsertNonce.run(n.key, n.expiresAtMs, now).changes > 0);
+      })());
+    } catch (failure) {
       for (const n of batch) n.reject(failure);
       return;
     }
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(fresh[i]!);
-  }
-
-  private consumeNonces(batch: readonly PendingNonce[], now: number): boolean[] {
-    this.nonceTransaction ??= this.db.transaction((pending: readonly PendingNonce[], at: number): boolean[] => {
-      if (at - this.lastPrune >= PRUNE_INTERVAL_MS) {
-        this.lastPrune = at;
-        this.s.pruneNonces.run(at);
-      }
-      // One statement each: a fresh key inserts; an expired one is taken over; a live one (also
-      // one taken earlier in this batch) changes nothing.
-      return pending.map((n) => this.s.upsertNonce.run(n.key, n.expiresAtMs, at).changes > 0);
-    });
-    return this.nonceTransaction(batch, now);
   }
 
   /**
