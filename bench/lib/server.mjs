@@ -20,7 +20,10 @@ const STOP_GRACE_MS = 2_000;
  * @param {{ cpu?: string }} [opts]
  */
 export function startServer(server, opts = {}) {
-  const args = server.args ?? [];
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to node servers only: NODE_OPTIONS
+  // would reach the harness too, and node refuses --cpu-prof there.
+  const nodeArgs = server.cmd === process.execPath && process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(/\s+/) : [];
+  const args = [...nodeArgs, ...(server.args ?? [])];
   const [cmd, argv] = opts.cpu === undefined ? [server.cmd, args] : ['taskset', ['-c', opts.cpu, server.cmd, ...args]];
   const child = spawn(cmd, argv, {
     cwd: server.cwd,

@@ -104,6 +104,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX nonces_expires_at ON nonces (expires_at)`,
     ],
   },
+  {
+    id: 4,
+    name: 'nonce log',
+    // SQLite only (storage/sqlite/sqlite-nonces): nonces appended in arrival order and indexed in memory,
+    // so recording one touches the last page instead of a random page of a key-ordered B-tree. PostgreSQL
+    // keeps using `nonces`, shared by every instance.
+    up: (d) =>
+      d.name === 'sqlite'
+        ? [`CREATE TABLE nonce_log (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL,
+            expires_at INTEGER NOT NULL
+          )`]
+        : [],
+  },
 ];
 
 /** DDL of the bookkeeping table; created before any migration runs. */

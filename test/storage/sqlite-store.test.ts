@@ -63,7 +63,7 @@ describe('SqliteStore', () => {
     await store.close();
   });
 
-  it('commits the nonces of one event-loop turn together, answering each by its own upsert', async () => {
+  it('commits the nonces of one event-loop turn together, answering each in order', async () => {
     const store = new SqliteStore(':memory:');
     try {
       const exp = Date.now() + 60_000;

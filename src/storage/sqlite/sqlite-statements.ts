@@ -45,9 +45,6 @@ export function prepareStatements(db: Db): PreparedStatements {
     refreshExists: st(`SELECT 1 FROM oauth_tokens WHERE hash = ? AND kind = 'refresh'`),
     revokeToken: st('UPDATE oauth_tokens SET revoked = 1 WHERE hash = ?'),
     revokeFamily: st('UPDATE oauth_tokens SET revoked = 1 WHERE family_id = ? AND revoked = 0'),
-    pruneNonces: st('DELETE FROM nonces WHERE expires_at <= ?'),
-    upsertNonce: st(`INSERT INTO nonces (key, expires_at) VALUES (?, ?)
-      ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ?`),
   };
   return statements as unknown as PreparedStatements;
 }

@@ -15,11 +15,17 @@ import type {
 import type { ArticleRow, ClientRow, TokenRow, UserRow } from './sqlite-rows.js';
 import { toArticle, toClient, toToken, toUser } from './sqlite-rows.js';
 import { prepareStatements } from './sqlite-statements.js';
+import { DEFAULT_NONCE_MEMORY_LIMIT, SqliteNonces } from './sqlite-nonces.js';
 import { HttpError } from '../../errors/http-error.js';
 
 export interface SqliteStoreOptions {
   /** How long a writer waits for another process's lock before failing, in ms. Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * Replay-protection nonces kept in memory (the log on disk is read back on open); past this many live
+   * ones, new nonces go to a key-ordered table instead, slower but exact. Default 1,000,000.
+   */
+  nonceMemoryLimit?: number;
 }
 
 interface PendingNonce {
@@ -61,9 +67,6 @@ parentPort.on('message', (message) => {
 });
 `;
 
-/** Nonce consumption prunes expired rows at most this often. */
-const PRUNE_INTERVAL_MS = 60_000;
-
 /** Turns a better-sqlite3 error into a roa error; roa errors pass through untouched. */
 function mapError(err: unknown, what: string): Error {
   if (err instanceof HttpError) return err;
@@ -88,12 +91,16 @@ export class SqliteStore implements Store {
   readonly path: string;
   private readonly db: Db;
   private readonly s: ReturnType<typeof prepareStatements>;
-  private lastPrune = 0;
+  private readonly nonces: SqliteNonces;
   private nonceBatch: PendingNonce[] | undefined;
   private checkpointer: Worker | undefined;
 
   constructor(path: string, opts: SqliteStoreOptions = {}) {
     this.path = path;
+    const nonceMemoryLimit = opts.nonceMemoryLimit ?? DEFAULT_NONCE_MEMORY_LIMIT;
+    if (!Number.isSafeInteger(nonceMemoryLimit) || nonceMemoryLimit < 1) {
+      throw new RangeError(`nonceMemoryLimit must be a positive integer, got ${String(opts.nonceMemoryLimit)}`);
+    }
     const memory = path === ':memory:' || path === '';
     let db: Db | undefined;
     try {
@@ -108,6 +115,7 @@ export class SqliteStore implements Store {
       migrate(db);
       this.db = db;
       this.s = prepareStatements(db);
+      this.nonces = new SqliteNonces(db, nonceMemoryLimit);
     } catch (err) {
       db?.close();
       const reason = err instanceof Error ? err.message : String(err);
@@ -251,11 +259,10 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Group commit: nonces consumed during one turn of the event loop are written in one transaction
-   * at its end (setImmediate). A commit per nonce appends whole pages to the WAL each time, which
-   * made replay protection cost more than the rest of the request. Every nonce still gets its own
-   * upsert, in arrival order, and its answer is that statement's: exact even when several
-   * processes share the file, and each promise settles only after the commit.
+   * Group commit: nonces consumed during one turn of the event loop are decided and written in one
+   * transaction at its end (setImmediate), since each commit costs a WAL append of its own. Each
+   * nonce still gets its own answer, in arrival order, exact even when several processes share the
+   * file (sqlite-nonces), and each promise settles only after the commit.
    */
   consumeNonce(key: string, expiresAtMs: number): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
@@ -272,18 +279,9 @@ export class SqliteStore implements Store {
     const batch = this.nonceBatch;
     if (batch === undefined) return;
     this.nonceBatch = undefined;
-    const now = Date.now();
     let fresh: boolean[];
     try {
-      fresh = this.run('consume nonce', () => this.s.tx(() => {
-        if (now - this.lastPrune >= PRUNE_INTERVAL_MS) {
-          this.lastPrune = now;
-          this.s.pruneNonces.run(now);
-        }
-        // One statement each: a fresh key inserts; an expired one is taken over; a live one (also
-        // one taken earlier in this batch) changes nothing.
-        return batch.map((n) => this.s.upsertNonce.run(n.key, n.expiresAtMs, now).changes > 0);
-      })());
+      fresh = this.run('consume nonce', () => this.nonces.consume(batch));
     } catch (failure) {
       for (const n of batch) n.reject(failure);
       return;
@@ -393,3 +391,4 @@ function migrate(db: Db): void {
     }
   }).immediate();
 }
+

@@ -1,0 +1,123 @@
+/** @module test/storage/sqlite-nonces The SQLite nonce log: memory index, overflow table, sweep, restart, rollback. */
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { SqliteNonces } from '../../src/storage/sqlite/sqlite-nonces.js';
+
+const T0 = 1_800_000_000_000;
+const MIN = 60_000;
+
+describe('SqliteNonces', () => {
+  let dir: string;
+  let path: string;
+  const open: Db[] = [];
+
+  /** A connection to a migrated database file (the store creates the schema). */
+  async function connect(busyTimeoutMs = 1000): Promise<Db> {
+    const db = new Database(path);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    open.push(db);
+    return db;
+  }
+  const logRows = (db: Db) => (db.prepare('SELECT count(*) AS n FROM nonce_log').get() as { n: number }).n;
+  const overflowRows = (db: Db) => (db.prepare('SELECT count(*) AS n FROM nonces').get() as { n: number }).n;
+  const req = (key: string, expiresAtMs: number) => ({ key, expiresAtMs });
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'roa-nonces-'));
+    path = join(dir, 'roa.db');
+    await new SqliteStore(path).close();
+  });
+  afterEach(() => {
+    for (const db of open.splice(0)) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a batch in order: fresh, a replay within the batch, an expired record taken over', async () => {
+    const nonces = new SqliteNonces(await connect());
+    assert.deepEqual(
+      nonces.consume([req('a', T0 + MIN), req('b', T0 - 1), req('a', T0 + MIN), req('b', T0 + MIN), req('c', T0 + 1)], T0),
+      [true, true, false, true, true],
+    );
+    assert.deepEqual(nonces.consume([req('a', T0 + 2 * MIN), req('b', T0 + MIN), req('c', T0 + MIN)], T0), [false, false, false]);
+    // Exactly at its expiry a record no longer counts; a millisecond before, it still does.
+    assert.deepEqual(nonces.consume([req('c', T0 + MIN)], T0 + 1), [true]);
+    assert.deepEqual(nonces.consume([req('a', T0 + 2 * MIN)], T0 + MIN - 1), [false]);
+  });
+
+  it('reads the log back after a restart and refuses what it recorded', async () => {
+    const first = new SqliteNonces(await connect());
+    assert.deepEqual(first.consume([req('kept', T0 + MIN), req('gone', T0 + 10)], T0), [true, true]);
+    const second = new SqliteNonces(await connect());
+    assert.deepEqual(second.consume([req('kept', T0 + MIN), req('gone', T0 + MIN), req('new', T0 + MIN)], T0 + 20), [false, true, true]);
+    assert.equal(second.size, 3);
+  });
+
+  it('sees what another connection appended before deciding (exact across processes)', async () => {
+    const one = new SqliteNonces(await connect());
+    const two = new SqliteNonces(await connect());
+    for (let i = 0; i < 50; i++) {
+      const key = `k${i}`;
+      const answers = [...one.consume([req(key, T0 + MIN)], T0), ...two.consume([req(key, T0 + MIN)], T0), ...one.consume([req(key, T0 + MIN)], T0)];
+      assert.deepEqual(answers, [true, false, false], key);
+    }
+  });
+
+  it('past its memory limit records nonces in the key-ordered table, still exact', async () => {
+    const db = await connect();
+    const nonces = new SqliteNonces(db, 3);
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const expiry = (k: string) => (k < 'd' ? T0 + MIN : T0 + 5 * MIN);
+    assert.deepEqual(nonces.consume(keys.map((k) => req(k, expiry(k))), T0), [true, true, true, true, true, true]);
+    assert.equal(nonces.size, 3);
+    assert.equal(logRows(db), 3);
+    assert.equal(overflowRows(db), 3);
+    assert.deepEqual(nonces.consume(keys.map((k) => req(k, expiry(k))), T0 + 1), [false, false, false, false, false, false]);
+    // Once the memory entries expire there is room again, but the overflowed keys stay refused.
+    assert.deepEqual(nonces.consume([req('d', T0 + 3 * MIN), req('g', T0 + 3 * MIN), req('g2', T0 + 3 * MIN)], T0 + 2 * MIN - 1000), [false, true, true]);
+    // Another connection with room for one takes the log rows it has no room for into the table.
+    const other = new SqliteNonces(await connect(), 1);
+    assert.deepEqual(other.consume([req('g', T0 + 3 * MIN), req('g2', T0 + 3 * MIN), req('h', T0 + 3 * MIN)], T0 + 2 * MIN), [false, false, true]);
+    assert.equal(other.size, 1);
+  });
+
+  it('sweeps expired rows out of the log, never the newest', async () => {
+    const db = await connect();
+    const nonces = new SqliteNonces(db);
+    nonces.consume(Array.from({ length: 100 }, (_, i) => req(`old${i}`, T0 + 1000)), T0);
+    nonces.consume([req('young', T0 + 10 * MIN)], T0 + 1);
+    assert.equal(logRows(db), 101);
+    // A later batch, past the sweep interval and the old rows' expiry, deletes them.
+    nonces.consume([req('next', T0 + 10 * MIN)], T0 + 5000);
+    assert.equal(logRows(db), 2);
+    // Even when everything has expired, the newest row stays: ids must keep increasing for other connections.
+    nonces.consume([req('last', T0 + 6000)], T0 + 5500);
+    nonces.consume([], T0 + 20 * MIN);
+    nonces.consume([], T0 + 21 * MIN);
+    assert.equal(logRows(db), 1);
+    assert.equal(nonces.size, 0);
+  });
+
+  it('forgets a batch whose transaction failed, so its nonces are fresh once the database is free', async () => {
+    const nonces = new SqliteNonces(await connect(0));
+    const blocker = await connect();
+    blocker.exec('BEGIN IMMEDIATE');
+    assert.throws(() => nonces.consume([req('x', T0 + MIN)], T0), /locked|busy/i);
+    blocker.exec('COMMIT');
+    assert.equal(nonces.size, 0);
+    assert.deepEqual(nonces.consume([req('x', T0 + MIN)], T0), [true]);
+  });
+});
+
+describe('SqliteStore nonceMemoryLimit', () => {
+  it('rejects a limit that is not a positive integer', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      assert.throws(() => new SqliteStore(':memory:', { nonceMemoryLimit: bad }), RangeError);
+    }
+  });
+});
