@@ -1,6 +1,6 @@
 /** @module Drives wrk: builds the Lua request script, runs one bounded load window, parses `--latency` output. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -25,9 +25,13 @@ function luaString(s) {
   return out + '"';
 }
 
-/** The harness's temp directory for wrk scripts (created on first use). */
+/**
+ * The harness's temp directory for wrk scripts (created on first use). On tmpfs where there is one: request
+ * feeds run to tens of MB, and writing them back to disk during the next window showed up as iowait on the
+ * server's CPU.
+ */
 export function scriptDirectory() {
-  scriptDir ??= mkdtempSync(path.join(os.tmpdir(), 'roa-bench-'));
+  scriptDir ??= mkdtempSync(path.join(existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'roa-bench-'));
   return scriptDir;
 }
 

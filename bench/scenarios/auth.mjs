@@ -7,10 +7,17 @@ import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
 import { CLIENT, EDITOR, HMAC_SECRET, basicHeader, clientBasicHeader } from '../lib/fixture.mjs';
 import { rawRequest, writeRequestFeed } from '../lib/request-feed.mjs';
 import { pidsNamed } from '../lib/proc.mjs';
+import { haveRedisServer, startRedis } from '../lib/redis.mjs';
 import { roa } from '../lib/roa-dist.mjs';
 
 const { signRequest } = await roa('client/index.js');
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * Redis for the nonce store: BENCH_REDIS_URL if given (its redis-server processes are counted apart), else a
+ * redis-server of our own pinned to BENCH_REDIS_CPU (default 1, wrk's CPU), else the system's on 6379.
+ */
+const ownRedis = !process.env.BENCH_REDIS_URL && haveRedisServer() ? await startRedis({ cpu: process.env.BENCH_REDIS_CPU ?? '1' }) : undefined;
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? ownRedis?.url ?? 'redis://127.0.0.1:6379';
+const redisPids = () => (ownRedis ? [ownRedis.pid] : pidsNamed('redis-server'));
 /** Signed requests per second of window the feed holds; past the end replays show as non-2xx (401). */
 const FEED_RATE = Number(process.env.BENCH_FEED_RATE ?? 40_000);
 
@@ -50,7 +57,7 @@ export default {
     `GET /article/1 on the roa service (SQLite file store, gateway off) per authentication scheme, relative to anonymous. ` +
     `Basic: the editor, verification cached after the first request. HMAC minimal: one replayable header. HMAC nonce: ` +
     `Date + a fresh nonce per request, precomputed (${FEED_RATE.toLocaleString('en-US')}/s of window) and sent once each by wrk; nonces ` +
-    `recorded in the SQLite store or in Redis (${REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
+    `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
   subject: 'anonymous',
   baseline: 'anonymous',
   peers: ['basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-redis', 'bearer-opaque', 'bearer-jwt'],
@@ -61,7 +68,7 @@ export default {
     nodeServer('hmac-nonce-sqlite', 'articles-roa', {}, { prepare: nonceFeed }),
     nodeServer('hmac-nonce-redis', 'articles-roa', { BENCH_REDIS: REDIS_URL }, {
       prepare: nonceFeed,
-      outsidePids: () => pidsNamed('redis-server'),
+      outsidePids: redisPids,
       outsideName: 'redis-server',
     }),
     nodeServer('bearer-opaque', 'articles-roa', {}, { prepare: bearer }),

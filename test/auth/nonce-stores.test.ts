@@ -113,11 +113,12 @@ describe('RedisNonceStore', { skip: skipReason(await redisReachable(), `Redis no
   });
   it('fails closed, within its command deadline, when a connected Redis stops answering', async () => {
     // A proxy to the real Redis that lets the connection handshake through but swallows SETs.
-    const { host, port } = new URL(REDIS_URL);
+    const { hostname: host, port } = new URL(REDIS_URL);
     const proxy = createServer((client) => {
       const upstream = connect(Number(port || 6379), host);
       upstream.on('error', () => client.destroy());
       client.on('error', () => upstream.destroy());
+      client.on('close', () => upstream.destroy());
       upstream.pipe(client);
       client.on('data', (chunk: Buffer) => {
         if (!chunk.includes('$3\r\nSET\r\n')) upstream.write(chunk);

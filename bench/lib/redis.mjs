@@ -1,0 +1,56 @@
+/**
+ * @module A redis-server of the benchmark's own, on a free loopback port and pinned to a CPU. The system's
+ * Redis floats between the two cores and takes its CPU from whichever process it lands beside (on CPU 0 it
+ * starved the server under test); pinned beside wrk it behaves like the separate machine it would be.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+
+const START_TIMEOUT_MS = 5000;
+
+/** True when a redis-server binary is on PATH. */
+export function haveRedisServer() {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `port` answers PING with PONG; rejects after START_TIMEOUT_MS. */
+async function waitForPong(port) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.setTimeout(500, () => (s.destroy(), resolve(false)));
+      s.once('error', () => resolve(false));
+      s.once('connect', () => s.write('PING\r\n'));
+      s.once('data', (d) => (s.destroy(), resolve(String(d).startsWith('+PONG'))));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING within ${START_TIMEOUT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Starts redis-server (no persistence) pinned to `cpu`; killed when this process exits.
+ * @returns {Promise<{ url: string, pid: number, stop(): void }>}
+ */
+export async function startRedis({ cpu } = {}) {
+  const port = await freePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--logfile', ''];
+  const [cmd, argv] = cpu === undefined ? ['redis-server', args] : ['taskset', ['-c', String(cpu), 'redis-server', ...args]];
+  const child = spawn(cmd, argv, { stdio: 'ignore' });
+  const stop = () => child.exitCode === null && child.kill('SIGKILL');
+  process.on('exit', stop);
+  await waitForPong(port);
+  return { url: `redis://127.0.0.1:${port}`, pid: child.pid, stop };
+}

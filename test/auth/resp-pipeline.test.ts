@@ -1,0 +1,197 @@
+/** @module test/auth/resp-pipeline The pipelined RESP connection: reply parsing, batching, failure and back-off, handshake on real Redis. */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { createClient } from 'redis';
+import { encodeCommand, RedisReplyError, RespPipeline } from '../../src/auth/resp-pipeline.js';
+import { createRedisNonceStore } from '../../src/auth/redis-nonce-store.js';
+import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';
+import { skipReason } from '../helpers/services.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const OPTS = { connectTimeoutMs: 500, commandTimeoutMs: 300 };
+
+/** A loopback server that hands each connection's received bytes to `onData`. */
+async function scripted(onData: (socket: Socket, data: string) => void): Promise<{ server: Server; url: URL; writes: string[] }> {
+  const writes: string[] = [];
+  const server = createServer((socket) => {
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => {
+      writes.push(d);
+      onData(socket, d);
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: new URL(`redis://127.0.0.1:${(server.address() as AddressInfo).port}`), writes };
+}
+
+const commandsIn = (data: string) => data.split('*').length - 1;
+
+describe('RespPipeline', () => {
+  it('encodes commands as arrays of bulk strings, lengths in bytes', () => {
+    assert.equal(encodeCommand(['SET', 'k', 'é']), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\né\r\n');
+  });
+
+  it('parses every reply type, also when replies arrive split at any byte', async () => {
+    // The bulk string is 5 bytes in UTF-8 (é takes two) and holds a CRLF of its own.
+    const replies = Buffer.from('+OK\r\n$-1\r\n$5\r\nhé\r\n\r\n:42\r\n-ERR wrong\r\n_\r\n$0\r\n\r\n', 'utf8');
+    const { server, url } = await scripted((socket, data) => {
+      if (commandsIn(data) === 0) return;
+      // One byte per write, each flushed on its own.
+      let i = 0;
+      const drip = () => {
+        if (i >= replies.length) return;
+        socket.write(replies.subarray(i, ++i), () => setImmediate(drip));
+      };
+      drip();
+    });
+    const redis = new RespPipeline(url, OPTS);
+    try {
+      const results = await Promise.allSettled(Array.from({ length: 7 }, (_, i) => redis.command(['PING', String(i)])));
+      assert.deepEqual(results.slice(0, 4).map((r) => (r as PromiseFulfilledResult<unknown>).value), ['OK', null, 'hé\r\n', 42]);
+      assert.equal(results[4]!.status, 'rejected');
+      assert.ok((results[4] as PromiseRejectedResult).reason instanceof RedisReplyError);
+      assert.match(String((results[4] as PromiseRejectedResult).reason.message), /ERR wrong/);
+      assert.deepEqual(results.slice(5).map((r) => (r as PromiseFulfilledResult<unknown>).value), [null, '']);
+    } finally {
+      await redis.close();
+      server.close();
+    }
+  });
+
+  it('sends the commands of one event-loop turn in one write', async () => {
+    const { server, url, writes } = await scripted((socket, data) => socket.write('+OK\r\n'.repeat(commandsIn(data))));
+    const redis = new RespPipeline(url, OPTS);
+    try {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => redis.command(['SET', `k${i}`, '1'])));
+      assert.equal(writes.length, 1);
+      assert.equal(commandsIn(writes[0]!), 20);
+    } finally {
+      await redis.close();
+      server.close();
+    }
+  });
+
+  it('fails everything pending on a reply of unknown type', async () => {
+    const { server, url } = await scripted((socket) => socket.write('!weird\r\n'));
+    const redis = new RespPipeline(url, OPTS);
+    try {
+      const results = await Promise.allSettled([redis.command(['PING']), redis.command(['PING'])]);
+      assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+      assert.match(String((results[0] as PromiseRejectedResult).reason), /unexpected Redis reply type/);
+    } finally {
+      await redis.close();
+      server.close();
+    }
+  });
+
+  it('drops the connection on a reply nobody asked for', async () => {
+    const { server, url } = await scripted((socket) => socket.write('+OK\r\n+OK\r\n'));
+    const redis = new RespPipeline(url, OPTS);
+    try {
+      assert.equal(await redis.command(['PING']), 'OK');
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      // The connection is gone and backing off: the next command fails closed at once.
+      await assert.rejects(redis.command(['PING']), /nobody asked for/);
+    } finally {
+      await redis.close();
+      server.close();
+    }
+  });
+
+  it('rejects at once while backing off after a failure, then reconnects', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const redis = new RespPipeline(new URL(`redis://127.0.0.1:${port}`), OPTS);
+    let server: Server | undefined;
+    try {
+      await assert.rejects(redis.command(['PING']), /ECONNREFUSED/);
+      const t0 = Date.now();
+      await assert.rejects(redis.command(['PING']), /back-off/);
+      assert.ok(Date.now() - t0 < 50);
+      server = createServer((socket) => socket.on('data', () => socket.write('+PONG\r\n')));
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal(await redis.command(['PING']), 'PONG');
+    } finally {
+      await redis.close();
+      server?.close();
+    }
+  });
+
+  it('waits on close for the replies still due', async () => {
+    const { server, url } = await scripted((socket, data) => setTimeout(() => socket.write('+OK\r\n'.repeat(commandsIn(data))), 50));
+    const redis = new RespPipeline(url, OPTS);
+    try {
+      const pending = redis.command(['SET', 'k', '1']);
+      await redis.close();
+      assert.equal(await pending, 'OK');
+      await assert.rejects(redis.command(['PING']), /closed/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a URL that is not redis:// or names a database that is not a number', () => {
+    assert.throws(() => new RespPipeline(new URL('http://127.0.0.1:6379'), OPTS), TypeError);
+    assert.throws(() => createRedisNonceStore('redis://127.0.0.1:6379/abc'), TypeError);
+  });
+});
+
+describe('RespPipeline on Redis', { skip: skipReason(await reachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
+  const prefix = `roa-test:${randomBytes(6).toString('hex')}:`;
+  const admin = createClient({ url: REDIS_URL });
+  admin.on('error', () => {});
+  after(async () => {
+    if (!admin.isOpen) return;
+    for (const db of [0, 3]) {
+      await admin.select(db);
+      const keys = await admin.keys(prefix + '*');
+      if (keys.length > 0) await admin.del(keys);
+    }
+    await admin.close();
+  });
+
+  it('selects the database named in the URL', async () => {
+    const url = new URL(REDIS_URL);
+    url.pathname = '/3';
+    const store = createRedisNonceStore(url.href, { prefix });
+    try {
+      assert.equal(await store.consume('in-db-3', 60_000), true);
+    } finally {
+      await store.close();
+    }
+    await admin.connect();
+    await admin.select(3);
+    assert.equal(await admin.exists(prefix + 'in-db-3'), 1);
+    await admin.select(0);
+    assert.equal(await admin.exists(prefix + 'in-db-3'), 0);
+  });
+
+  it('fails closed when Redis refuses the AUTH in the URL', async () => {
+    const url = new URL(REDIS_URL);
+    url.username = 'roa-nobody';
+    url.password = 'wrong';
+    const store = createRedisNonceStore(url.href, { prefix, ...OPTS });
+    try {
+      await assert.rejects(store.consume('never', 60_000), NonceStoreUnavailableError);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+async function reachable(): Promise<boolean> {
+  const probe = new RespPipeline(new URL(REDIS_URL), OPTS);
+  try {
+    return (await probe.command(['PING'])) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    await probe.close();
+  }
+}
