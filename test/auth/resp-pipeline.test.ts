@@ -61,13 +61,19 @@ describe('RespPipeline', () => {
     }
   });
 
-  it('sends the commands of one event-loop turn in one write', async () => {
+  it('sends the commands of one event-loop turn together, a dozen at most per write', async () => {
     const { server, url, writes } = await scripted((socket, data) => socket.write('+OK\r\n'.repeat(commandsIn(data))));
     const redis = new RespPipeline(url, OPTS);
     try {
-      await Promise.all(Array.from({ length: 20 }, (_, i) => redis.command(['SET', `k${i}`, '1'])));
-      assert.equal(writes.length, 1);
-      assert.equal(commandsIn(writes[0]!), 20);
+      assert.deepEqual(await Promise.all(Array.from({ length: 5 }, (_, i) => redis.command(['SET', `k${i}`, '1']))), Array(5).fill('OK'));
+      assert.deepEqual(writes.map(commandsIn), [5]);
+      writes.length = 0;
+      const socket = (redis as unknown as { socket: { write(chunk: string): boolean } }).socket;
+      const sent: number[] = [];
+      const write = socket.write.bind(socket);
+      socket.write = (chunk: string) => (sent.push(commandsIn(chunk)), write(chunk));
+      assert.deepEqual(await Promise.all(Array.from({ length: 30 }, (_, i) => redis.command(['SET', `k${i}`, '1']))), Array(30).fill('OK'));
+      assert.deepEqual(sent, [12, 12, 6]);
     } finally {
       await redis.close();
       server.close();
