@@ -77,9 +77,15 @@ describe('RedisNonceStore', { skip: skipReason(await redisReachable(), `Redis no
   it('accepts a nonce once under its key prefix, with a TTL', async () => {
     assert.equal(await store.consume('n1', 60_000), true);
     assert.equal(await store.consume('n1', 60_000), false);
-    await admin.connect();
+    if (!admin.isOpen) await admin.connect();
     const ttl = await admin.pTTL(prefix + 'n1');
     assert.ok(ttl > 0 && ttl <= 60_000, String(ttl));
+  });
+  it('writes keys with non-ASCII characters byte-exact (user names may have them)', async () => {
+    assert.equal(await store.consume('hmac:zoë:n-ü', 60_000), true);
+    assert.equal(await store.consume('hmac:zoë:n-ü', 60_000), false);
+    if (!admin.isOpen) await admin.connect();
+    assert.equal(await admin.exists(prefix + 'hmac:zoë:n-ü'), 1);
   });
   it('lets exactly one of concurrent consumers win', async () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => store.consume('race', 60_000)));
