@@ -93,7 +93,7 @@ export function renderScenario(meta, runs) {
     }
     L.push('');
   }
-  if (meta.baseline && meta.servers.includes(meta.baseline)) L.push(...relativeTable(meta, summary));
+  if (meta.baseline && meta.servers.includes(meta.baseline)) L.push(...relativeTable(meta, summary, runs));
   // With a baseline the relative table says it all; subject/peer ratios would only repeat it inverted.
   if (meta.baseline) return L.join('\n');
   if (!meta.servers.includes(meta.subject)) {
@@ -103,7 +103,11 @@ export function renderScenario(meta, runs) {
   const others = meta.servers.filter((s) => s !== meta.subject);
   const peers = [...(meta.peers ?? []).filter((p) => others.includes(p)), ...others.filter((p) => !meta.peers?.includes(p))];
   L.push(`### Ratios: ${meta.subject} vs peers`, '');
-  L.push(`req/s ratio > 1: ${meta.subject} serves more; CPU/req ratio < 1: ${meta.subject} spends less CPU per request.`, '');
+  L.push(
+    `req/s ratio > 1: ${meta.subject} serves more; CPU/req ratio < 1: ${meta.subject} spends less CPU per request.`,
+    `*paired*: the median over rounds of each round's own req/s ratio (a slow minute cancels out of its round).`,
+    '',
+  );
   L.push(
     `| endpoint | ${peers.map((p) => `req/s ${meta.subject}/${p}`).join(' | ')} | ` +
       `${peers.map((p) => `CPU/req ${meta.subject}/${p}`).join(' | ')} |`,
@@ -113,7 +117,7 @@ export function renderScenario(meta, runs) {
     const get = (server) => summary.find((x) => x.request === request && x.server === server);
     const subj = get(meta.subject);
     L.push(
-      `| ${request} | ${peers.map((p) => ratio(subj.rps, get(p).rps)).join(' | ')} | ` +
+      `| ${request} | ${peers.map((p) => `${ratio(subj.rps, get(p).rps)} (paired ${pairedRatio(runs, request, meta.subject, p)})`).join(' | ')} | ` +
         `${peers.map((p) => ratio(subj.usPerReq, get(p).usPerReq)).join(' | ')} |`,
     );
   }
@@ -125,23 +129,39 @@ export function renderScenario(meta, runs) {
  * Each server relative to the scenario's `baseline` server (e.g. auth modes vs anonymous): req/s ratio
  * (< 1: slower than the baseline) and CPU/req ratio (> 1: costs more per request).
  */
-function relativeTable(meta, summary) {
+function relativeTable(meta, summary, runs) {
   const b = meta.baseline;
   const L = [`### Relative to \`${b}\``, ''];
-  L.push(`req/s ÷ ${b}: < 1 serves fewer; CPU/req ÷ ${b}: > 1 spends more CPU per request.`, '');
-  L.push(`| endpoint | server | req/s | CPU µs/req | req/s ÷ ${b} | CPU/req ÷ ${b} | notes |`);
-  L.push('|---|---|---:|---:|---:|---:|---|');
+  L.push(
+    `req/s ÷ ${b}: < 1 serves fewer; CPU/req ÷ ${b}: > 1 spends more CPU per request. *paired*: the median over`,
+    `rounds of each round's own req/s ratio, so a slow minute on the shared machine cancels out of its round.`,
+    '',
+  );
+  L.push(`| endpoint | server | req/s | CPU µs/req | req/s ÷ ${b} | req/s ÷ ${b}, paired | CPU/req ÷ ${b} | notes |`);
+  L.push('|---|---|---:|---:|---:|---:|---:|---|');
   for (const request of meta.requests) {
     const base = summary.find((x) => x.request === request && x.server === b);
     for (const s of summary.filter((x) => x.request === request)) {
       L.push(
         `| ${request} | ${s.server} | ${fmt(s.rps)} | ${fmt(s.usPerReq, 1)} | ${ratio(s.rps, base.rps)} | ` +
-          `${ratio(s.usPerReq, base.usPerReq)} | ${notes(s)} |`,
+          `${pairedRatio(runs, request, s.server, b)} | ${ratio(s.usPerReq, base.usPerReq)} | ${notes(s)} |`,
       );
     }
   }
   L.push('');
   return L;
+}
+
+/** Median over rounds of server a's req/s ÷ server b's in the same round (rounds where both ran). */
+export function pairedRatio(runs, request, a, b) {
+  const pick = (server, round) => runs.find((r) => r.request === request && r.server === server && r.round === round && !r.discarded && !r.error);
+  const ratios = [];
+  for (const round of new Set(runs.map((r) => r.round))) {
+    const [x, y] = [pick(a, round), pick(b, round)];
+    if (x && y && y.rps > 0) ratios.push(x.rps / y.rps);
+  }
+  const m = median(ratios);
+  return Number.isFinite(m) ? `${m.toFixed(2)}×` : '—';
 }
 
 /** Every run, for latest.md only (RESULTS.md keeps the medians). */
