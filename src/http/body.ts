@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { HttpError } from '../errors/http-error.js';
-import type { Request } from './request.js';
+import { BODY_ABORTED, BODY_SINK, type BodySink, type Request } from './request.js';
 
 export interface ReadBodyOptions {
   /** Largest body accepted, in bytes or as `100kb` (default 100 KiB) → 413. */
@@ -46,29 +46,56 @@ type WithPending = Request & { [PENDING]?: BodyCallback[] | undefined };
 
 /**
  * Body time-outs: one shared, unref'd sweep instead of a timer per request (a timer per body is
- * measurable on the hot path). A read is failed at most SWEEP_MS after its deadline.
+ * measurable on the hot path). A read is failed at most SWEEP_MS after its deadline. Open reads sit
+ * in an array, each knowing its slot, so registering is a push and settling a swap with the last:
+ * no Map (its object keys cost an identity hash each) and nothing kept alive past its read.
  */
 const SWEEP_MS = 250;
-const deadlines = new Map<object, { at: number; expire: () => void }>();
+
+interface Deadline {
+  at: number;
+  expire: () => void;
+  /** Slot in `open`, -1 once settled. */
+  slot: number;
+}
+
+const open: Deadline[] = [];
 let sweeper: NodeJS.Timeout | undefined;
 
-function watch(key: object, timeoutMs: number, expire: () => void): void {
-  deadlines.set(key, { at: Date.now() + timeoutMs, expire });
+function watch(timeoutMs: number, expire: () => void): Deadline {
+  const deadline: Deadline = { at: Date.now() + timeoutMs, expire, slot: open.length };
+  open.push(deadline);
   if (sweeper === undefined) {
-    sweeper = setInterval(() => {
-      const now = Date.now();
-      for (const [k, d] of deadlines) {
-        if (d.at <= now) {
-          deadlines.delete(k);
-          d.expire();
-        }
-      }
-      if (deadlines.size === 0) {
-        clearInterval(sweeper);
-        sweeper = undefined;
-      }
-    }, Math.min(SWEEP_MS, timeoutMs));
+    sweeper = setInterval(sweep, Math.min(SWEEP_MS, timeoutMs));
     sweeper.unref();
+  }
+  return deadline;
+}
+
+function settle(deadline: Deadline): void {
+  const slot = deadline.slot;
+  if (slot < 0) return;
+  deadline.slot = -1;
+  const last = open.pop()!;
+  if (last !== deadline) {
+    open[slot] = last;
+    last.slot = slot;
+  }
+}
+
+function sweep(): void {
+  const now = Date.now();
+  // Backwards: a settle moves the last entry, already visited, into the freed slot.
+  for (let i = open.length - 1; i >= 0; i--) {
+    const d = open[i];
+    if (d !== undefined && d.at <= now) {
+      settle(d);
+      d.expire();
+    }
+  }
+  if (open.length === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
   }
 }
 
@@ -133,55 +160,104 @@ function startRead(req: Request, options: ReadBodyOptions, done: BodyCallback): 
   if (req.readableEnded) {
     throw new HttpError(500, 'The request body was already consumed without http/body', { code: 'ROA_ERR_BODY_CONSUMED' });
   }
-  {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    watch(chunks, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, () => {
-      // RFC 9110 §15.5.9: a server sending 408 ought to close the connection.
-      fail(new HttpError(408, 'The request body took too long to arrive', { code: 'ROA_ERR_BODY_TIMEOUT', headers: { Connection: 'close' } }), false);
-    });
-    const cleanup = (): void => {
-      settled = true;
-      deadlines.delete(chunks);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-    };
-    const fail = (err: HttpError, drain: boolean): void => {
-      if (settled) return;
-      cleanup();
-      // Nothing more is buffered. Draining (not storing) the rest keeps the connection usable and
-      // lets the client read the answer instead of seeing a reset mid-upload, as finalhandler does.
-      if (drain) req.resume();
-      else req.pause();
-      done(err);
-    };
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received > limit) fail(tooLarge(limit), true);
-      else chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      if (settled) return;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  if (canTakeFromParser(req)) takeFromParser(req, limit, expected, timeoutMs, done);
+  else readWithListeners(req, limit, expected, timeoutMs, done);
+}
+
+/**
+ * The parser's chunks can go straight to a sink (Request.push) when this is a roa Request whose body
+ * has not started to arrive and that nobody else reads: the usual case, since a parser middleware
+ * runs while node is still parsing the request. Otherwise (the body is buffered already, after an
+ * await in an earlier middleware, say) it is read through the stream's events.
+ */
+function canTakeFromParser(req: Request): boolean {
+  return BODY_SINK in req && req[BODY_SINK] === undefined && !req.complete && req.readableLength === 0 && req.listenerCount('data') === 0;
+}
+
+/** Swallows the rest of a body that was refused (too large, too slow): node keeps parsing it off the wire. */
+const DISCARD: BodySink = () => {};
+
+function takeFromParser(req: Request, limit: number, expected: number | undefined, timeoutMs: number, done: BodyCallback): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const refuse = (err: HttpError): void => {
+    settle(deadline);
+    if (req[BODY_SINK] === sink) req[BODY_SINK] = DISCARD;
+    done(err);
+  };
+  const sink: BodySink = (chunk) => {
+    if (chunk === null) {
       if (expected !== undefined && received !== expected) {
-        fail(new HttpError(400, `The body has ${received} bytes but Content-Length says ${expected}`, { code: 'ROA_ERR_BODY_LENGTH_MISMATCH' }), false);
+        refuse(new HttpError(400, `The body has ${received} bytes but Content-Length says ${expected}`, { code: 'ROA_ERR_BODY_LENGTH_MISMATCH' }));
         return;
       }
-      cleanup();
+      settle(deadline);
       req.rawBody = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
       done(undefined, req.rawBody);
-    };
-    const onAborted = (): void => fail(new HttpError(400, 'The request was aborted before its body was complete', { code: 'ROA_ERR_REQUEST_ABORTED' }), false);
-    const onClose = (): void => {
-      if (!req.complete) onAborted();
-    };
-    // 'close' before completion covers an aborted request (the deprecated 'aborted' event is not
-    // needed) and a stream error too: node emits 'error' on a request only when someone listens.
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
-  }
+    } else if (chunk === BODY_ABORTED) {
+      refuse(new HttpError(400, 'The request was aborted before its body was complete', { code: 'ROA_ERR_REQUEST_ABORTED' }));
+    } else {
+      received += chunk.length;
+      if (received > limit) refuse(tooLarge(limit));
+      else chunks.push(chunk);
+    }
+  };
+  const deadline = watch(timeoutMs, () => {
+    // RFC 9110 §15.5.9: a server sending 408 ought to close the connection.
+    refuse(new HttpError(408, 'The request body took too long to arrive', { code: 'ROA_ERR_BODY_TIMEOUT', headers: { Connection: 'close' } }));
+  });
+  req[BODY_SINK] = sink;
+}
+
+function readWithListeners(req: Request, limit: number, expected: number | undefined, timeoutMs: number, done: BodyCallback): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let settled = false;
+  const deadline = watch(timeoutMs, () => {
+    // RFC 9110 §15.5.9: a server sending 408 ought to close the connection.
+    fail(new HttpError(408, 'The request body took too long to arrive', { code: 'ROA_ERR_BODY_TIMEOUT', headers: { Connection: 'close' } }), false);
+  });
+  const cleanup = (): void => {
+    settled = true;
+    settle(deadline);
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('close', onClose);
+  };
+  const fail = (err: HttpError, drain: boolean): void => {
+    if (settled) return;
+    cleanup();
+    // Nothing more is buffered. Draining (not storing) the rest keeps the connection usable and
+    // lets the client read the answer instead of seeing a reset mid-upload, as finalhandler does.
+    if (drain) req.resume();
+    else req.pause();
+    done(err);
+  };
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > limit) fail(tooLarge(limit), true);
+    else chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    if (settled) return;
+    if (expected !== undefined && received !== expected) {
+      fail(new HttpError(400, `The body has ${received} bytes but Content-Length says ${expected}`, { code: 'ROA_ERR_BODY_LENGTH_MISMATCH' }), false);
+      return;
+    }
+    cleanup();
+    req.rawBody = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+    done(undefined, req.rawBody);
+  };
+  const onAborted = (): void => fail(new HttpError(400, 'The request was aborted before its body was complete', { code: 'ROA_ERR_REQUEST_ABORTED' }), false);
+  const onClose = (): void => {
+    if (!req.complete) onAborted();
+  };
+  // 'close' before completion covers an aborted request (the deprecated 'aborted' event is not
+  // needed) and a stream error too: node emits 'error' on a request only when someone listens.
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('close', onClose);
 }
 
 function tooLarge(limit: number): HttpError {

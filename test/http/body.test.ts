@@ -91,7 +91,20 @@ describe('readRawBody() over HTTP', () => {
         const timeoutMs = typeof req.query.timeout === 'string' ? Number(req.query.timeout) : undefined;
         try {
           const bytes = await readRawBody(req, { limit, timeoutMs });
-          res.json({ length: bytes.length, again: (await readRawBody(req)) === bytes });
+          // readableFlowing stays null when the chunks went straight from node's parser to roa (Request.push).
+          res.json({ length: bytes.length, again: (await readRawBody(req)) === bytes, flowing: req.readableFlowing });
+        } catch (err) {
+          seen.push(err);
+          throw err;
+        }
+      });
+      // The body is read only after it has arrived and sits in the stream's buffer: the event-driven path.
+      app.post('/late', async (req: Request, res: Response) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const limit = typeof req.query.limit === 'string' ? req.query.limit : undefined;
+        try {
+          const bytes = await readRawBody(req, { limit });
+          res.json({ length: bytes.length, text: bytes.toString(), flowing: req.readableFlowing });
         } catch (err) {
           seen.push(err);
           throw err;
@@ -103,7 +116,34 @@ describe('readRawBody() over HTTP', () => {
 
   it('reads the body once; a second call returns the cached buffer', async () => {
     const res = await send(srv.base, 'POST', '/raw', { body: 'x'.repeat(1000) });
-    assert.deepEqual(res.json, { length: 1000, again: true });
+    assert.deepEqual(res.json, { length: 1000, again: true, flowing: null });
+  });
+
+  it('reads a body that arrived before anyone asked for it (through the stream), also chunked', async () => {
+    assert.deepEqual((await send(srv.base, 'POST', '/late', { body: 'hello' })).json, { length: 5, text: 'hello', flowing: true });
+    const out = await raw(srv.port, ['POST /late HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n'], 1000);
+    assert.match(out, /^HTTP\/1\.1 200 /);
+    assert.match(out, /"text":"abcde"/);
+    assert.equal((await send(srv.base, 'POST', '/late?limit=4', { body: 'hello' })).status, 413);
+  });
+
+  it('reads a chunked body straight from the parser, chunk by chunk', async () => {
+    const out = await raw(srv.port, [
+      'POST /raw HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n',
+      '5\r\nhello\r\n', 30, '6\r\n world\r\n', 30, '0\r\n\r\n',
+    ], 1000);
+    assert.match(out, /^HTTP\/1\.1 200 /);
+    assert.match(out, /"length":11,"again":true,"flowing":null/);
+  });
+
+  it('keeps the connection usable after a body refused while streaming (the rest is discarded)', async () => {
+    const out = await raw(srv.port, [
+      'POST /raw?limit=4 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n', 30,
+      '5\r\nworld\r\n0\r\n\r\n',
+      'POST /raw HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok',
+    ], 1000);
+    assert.match(out, /^HTTP\/1\.1 413 /);
+    assert.match(out, /HTTP\/1\.1 200 [^]*"length":2/);
   });
 
   it('refuses a declared Content-Length over the default 100 KiB with 413, before reading', async () => {
@@ -142,6 +182,15 @@ describe('readRawBody() over HTTP', () => {
     assert.match(out, /^HTTP\/1\.1 408 /);
     assert.match(out, /Connection: close/i);
     assert.match(out, /ROA_ERR_BODY_TIMEOUT/);
+  });
+
+  it('times out only the reads past their own deadline when several are open', async () => {
+    const slow = () => raw(srv.port, ['POST /raw?timeout=100 HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc', 2000], 1500);
+    const finishing = raw(srv.port, ['POST /raw?timeout=2000 HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\nConnection: close\r\n\r\nabc', 150, 'def'], 1500);
+    const [a, b, c] = await Promise.all([slow(), finishing, slow()]);
+    assert.match(a, /^HTTP\/1\.1 408 /);
+    assert.match(b, /^HTTP\/1\.1 200 [^]*"length":6/);
+    assert.match(c, /^HTTP\/1\.1 408 /);
   });
 
   it('turns a client abort into 400 ROA_ERR_REQUEST_ABORTED', async () => {
