@@ -50,6 +50,8 @@ export async function startRedis({ cpu } = {}) {
   const [cmd, argv] = cpu === undefined ? ['redis-server', args] : ['taskset', ['-c', String(cpu), 'redis-server', ...args]];
   const child = spawn(cmd, argv, { stdio: 'ignore' });
   const stop = () => child.exitCode === null && child.kill('SIGKILL');
+  // Unreferenced, so the harness exits when its work is done; its exit takes redis-server along.
+  child.unref();
   process.on('exit', stop);
   await waitForPong(port);
   return { url: `redis://127.0.0.1:${port}`, pid: child.pid, stop };
