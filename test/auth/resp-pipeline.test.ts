@@ -29,6 +29,21 @@ async function scripted(onData: (socket: Socket, data: string) => void): Promise
 
 const commandsIn = (data: string) => data.split('*').length - 1;
 
+/** Runs `test` with a pipeline to a scripted server, closing both afterwards. */
+async function withScripted(
+  onData: (socket: Socket, data: string) => void,
+  test: (redis: RespPipeline, writes: string[]) => Promise<void>,
+): Promise<void> {
+  const { server, url, writes } = await scripted(onData);
+  const redis = new RespPipeline(url, OPTS);
+  try {
+    await test(redis, writes);
+  } finally {
+    await redis.close();
+    server.close();
+  }
+}
+
 describe('RespPipeline', () => {
   it('encodes commands as arrays of bulk strings, lengths in bytes', () => {
     assert.equal(encodeCommand(['SET', 'k', 'é']), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\né\r\n');
@@ -37,7 +52,7 @@ describe('RespPipeline', () => {
   it('parses every reply type, also when replies arrive split at any byte', async () => {
     // The bulk string is 5 bytes in UTF-8 (é takes two) and holds a CRLF of its own.
     const replies = Buffer.from('+OK\r\n$-1\r\n$5\r\nhé\r\n\r\n:42\r\n-ERR wrong\r\n_\r\n$0\r\n\r\n', 'utf8');
-    const { server, url } = await scripted((socket, data) => {
+    await withScripted((socket, data) => {
       if (commandsIn(data) === 0) return;
       // One byte per write, each flushed on its own.
       let i = 0;
@@ -46,25 +61,18 @@ describe('RespPipeline', () => {
         socket.write(replies.subarray(i, ++i), () => setImmediate(drip));
       };
       drip();
-    });
-    const redis = new RespPipeline(url, OPTS);
-    try {
+    }, async (redis) => {
       const results = await Promise.allSettled(Array.from({ length: 7 }, (_, i) => redis.command(['PING', String(i)])));
       assert.deepEqual(results.slice(0, 4).map((r) => (r as PromiseFulfilledResult<unknown>).value), ['OK', null, 'hé\r\n', 42]);
       assert.equal(results[4]!.status, 'rejected');
       assert.ok((results[4] as PromiseRejectedResult).reason instanceof RedisReplyError);
       assert.match(String((results[4] as PromiseRejectedResult).reason.message), /ERR wrong/);
       assert.deepEqual(results.slice(5).map((r) => (r as PromiseFulfilledResult<unknown>).value), [null, '']);
-    } finally {
-      await redis.close();
-      server.close();
-    }
+    });
   });
 
   it('sends the commands of one event-loop turn together, a dozen at most per write', async () => {
-    const { server, url, writes } = await scripted((socket, data) => socket.write('+OK\r\n'.repeat(commandsIn(data))));
-    const redis = new RespPipeline(url, OPTS);
-    try {
+    await withScripted((socket, data) => socket.write('+OK\r\n'.repeat(commandsIn(data))), async (redis, writes) => {
       assert.deepEqual(await Promise.all(Array.from({ length: 5 }, (_, i) => redis.command(['SET', `k${i}`, '1']))), Array(5).fill('OK'));
       assert.deepEqual(writes.map(commandsIn), [5]);
       writes.length = 0;
@@ -74,37 +82,24 @@ describe('RespPipeline', () => {
       socket.write = (chunk: string) => (sent.push(commandsIn(chunk)), write(chunk));
       assert.deepEqual(await Promise.all(Array.from({ length: 30 }, (_, i) => redis.command(['SET', `k${i}`, '1']))), Array(30).fill('OK'));
       assert.deepEqual(sent, [12, 12, 6]);
-    } finally {
-      await redis.close();
-      server.close();
-    }
+    });
   });
 
   it('fails everything pending on a reply of unknown type', async () => {
-    const { server, url } = await scripted((socket) => socket.write('!weird\r\n'));
-    const redis = new RespPipeline(url, OPTS);
-    try {
+    await withScripted((socket) => socket.write('!weird\r\n'), async (redis) => {
       const results = await Promise.allSettled([redis.command(['PING']), redis.command(['PING'])]);
       assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
       assert.match(String((results[0] as PromiseRejectedResult).reason), /unexpected Redis reply type/);
-    } finally {
-      await redis.close();
-      server.close();
-    }
+    });
   });
 
   it('drops the connection on a reply nobody asked for', async () => {
-    const { server, url } = await scripted((socket) => socket.write('+OK\r\n+OK\r\n'));
-    const redis = new RespPipeline(url, OPTS);
-    try {
+    await withScripted((socket) => socket.write('+OK\r\n+OK\r\n'), async (redis) => {
       assert.equal(await redis.command(['PING']), 'OK');
       await new Promise((resolve) => setTimeout(resolve, 30));
       // The connection is gone and backing off: the next command fails closed at once.
       await assert.rejects(redis.command(['PING']), /nobody asked for/);
-    } finally {
-      await redis.close();
-      server.close();
-    }
+    });
   });
 
   it('rejects at once while backing off after a failure, then reconnects', async () => {
@@ -130,16 +125,12 @@ describe('RespPipeline', () => {
   });
 
   it('waits on close for the replies still due', async () => {
-    const { server, url } = await scripted((socket, data) => setTimeout(() => socket.write('+OK\r\n'.repeat(commandsIn(data))), 50));
-    const redis = new RespPipeline(url, OPTS);
-    try {
+    await withScripted((socket, data) => setTimeout(() => socket.write('+OK\r\n'.repeat(commandsIn(data))), 50), async (redis) => {
       const pending = redis.command(['SET', 'k', '1']);
       await redis.close();
       assert.equal(await pending, 'OK');
       await assert.rejects(redis.command(['PING']), /closed/);
-    } finally {
-      server.close();
-    }
+    });
   });
 
   it('refuses a URL that is not redis:// or names a database that is not a number', () => {
