@@ -189,24 +189,21 @@ function takeFromParser(req: Request, limit: number, expected: number | undefine
   const sink: BodySink = (chunk) => {
     if (chunk === null) {
       if (expected !== undefined && received !== expected) {
-        refuse(new HttpError(400, `The body has ${received} bytes but Content-Length says ${expected}`, { code: 'ROA_ERR_BODY_LENGTH_MISMATCH' }));
+        refuse(lengthMismatch(received, expected));
         return;
       }
       settle(deadline);
-      req.rawBody = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      req.rawBody = joined(chunks, received);
       done(undefined, req.rawBody);
     } else if (chunk === BODY_ABORTED) {
-      refuse(new HttpError(400, 'The request was aborted before its body was complete', { code: 'ROA_ERR_REQUEST_ABORTED' }));
+      refuse(aborted());
     } else {
       received += chunk.length;
       if (received > limit) refuse(tooLarge(limit));
       else chunks.push(chunk);
     }
   };
-  const deadline = watch(timeoutMs, () => {
-    // RFC 9110 §15.5.9: a server sending 408 ought to close the connection.
-    refuse(new HttpError(408, 'The request body took too long to arrive', { code: 'ROA_ERR_BODY_TIMEOUT', headers: { Connection: 'close' } }));
-  });
+  const deadline = watch(timeoutMs, () => refuse(tooSlow()));
   req[BODY_SINK] = sink;
 }
 
@@ -214,10 +211,7 @@ function readWithListeners(req: Request, limit: number, expected: number | undef
   const chunks: Buffer[] = [];
   let received = 0;
   let settled = false;
-  const deadline = watch(timeoutMs, () => {
-    // RFC 9110 §15.5.9: a server sending 408 ought to close the connection.
-    fail(new HttpError(408, 'The request body took too long to arrive', { code: 'ROA_ERR_BODY_TIMEOUT', headers: { Connection: 'close' } }), false);
-  });
+  const deadline = watch(timeoutMs, () => fail(tooSlow(), false));
   const cleanup = (): void => {
     settled = true;
     settle(deadline);
@@ -242,16 +236,15 @@ function readWithListeners(req: Request, limit: number, expected: number | undef
   const onEnd = (): void => {
     if (settled) return;
     if (expected !== undefined && received !== expected) {
-      fail(new HttpError(400, `The body has ${received} bytes but Content-Length says ${expected}`, { code: 'ROA_ERR_BODY_LENGTH_MISMATCH' }), false);
+      fail(lengthMismatch(received, expected), false);
       return;
     }
     cleanup();
-    req.rawBody = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+    req.rawBody = joined(chunks, received);
     done(undefined, req.rawBody);
   };
-  const onAborted = (): void => fail(new HttpError(400, 'The request was aborted before its body was complete', { code: 'ROA_ERR_REQUEST_ABORTED' }), false);
   const onClose = (): void => {
-    if (!req.complete) onAborted();
+    if (!req.complete) fail(aborted(), false);
   };
   // 'close' before completion covers an aborted request (the deprecated 'aborted' event is not
   // needed) and a stream error too: node emits 'error' on a request only when someone listens.
@@ -260,8 +253,27 @@ function readWithListeners(req: Request, limit: number, expected: number | undef
   req.on('close', onClose);
 }
 
+/** The body from its chunks; a body that came in one chunk is that chunk, not a copy. */
+function joined(chunks: Buffer[], length: number): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+}
+
+// The failures both read paths (parser sink, stream events) answer with.
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, `The body exceeds the limit of ${limit} bytes`, { code: 'ROA_ERR_BODY_TOO_LARGE', extensions: { limit } });
+}
+
+function tooSlow(): HttpError {
+  // RFC 9110 §15.5.9: a server sending 408 ought to close the connection.
+  return new HttpError(408, 'The request body took too long to arrive', { code: 'ROA_ERR_BODY_TIMEOUT', headers: { Connection: 'close' } });
+}
+
+function lengthMismatch(received: number, expected: number): HttpError {
+  return new HttpError(400, `The body has ${received} bytes but Content-Length says ${expected}`, { code: 'ROA_ERR_BODY_LENGTH_MISMATCH' });
+}
+
+function aborted(): HttpError {
+  return new HttpError(400, 'The request was aborted before its body was complete', { code: 'ROA_ERR_REQUEST_ABORTED' });
 }
 
 /**
