@@ -51,7 +51,7 @@ export class SqliteNonces {
   private idAtLastSweep = 0;
   private lastOverflowPrune = 0;
   private readonly st: Record<'tail' | 'append' | 'sweep' | 'overflowAny' | 'overflowLive' | 'overflowUpsert' | 'overflowPrune', Statement>;
-  private readonly decideTx: (batch: readonly NonceRequest[], now: number) => boolean[];
+  private readonly decideTx: (batch: readonly NonceRequest[], now: number, added: string[]) => boolean[];
 
   constructor(
     db: Db,
@@ -69,8 +69,8 @@ export class SqliteNonces {
         ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ?`),
       overflowPrune: db.prepare('DELETE FROM nonces WHERE expires_at <= ?'),
     };
-    const tx = db.transaction((batch: readonly NonceRequest[], now: number) => this.decideLocked(batch, now));
-    this.decideTx = (batch, now) => tx.immediate(batch, now);
+    const tx = db.transaction((batch: readonly NonceRequest[], now: number, added: string[]) => this.decideLocked(batch, now, added));
+    this.decideTx = (batch, now, added) => tx.immediate(batch, now, added);
   }
 
   /**
@@ -79,19 +79,17 @@ export class SqliteNonces {
    * nothing of the batch is remembered.
    */
   consume(batch: readonly NonceRequest[], now = Date.now()): boolean[] {
+    // Keys this batch adds to `live`, taken out again if its transaction fails.
     const added: string[] = [];
-    this.added = added;
     const seenBefore = this.seenId;
     try {
-      return this.decideTx(batch, now);
+      return this.decideTx(batch, now, added);
     } catch (err) {
       // Rolled back: forget what this batch added; read the log from where this batch began again
       // (our appends vanished, so another connection may reuse their ids).
       for (const key of added) this.live.delete(key);
       this.seenId = seenBefore;
       throw err;
-    } finally {
-      this.added = undefined;
     }
   }
 
@@ -100,10 +98,7 @@ export class SqliteNonces {
     return this.live.size;
   }
 
-  /** Keys the running batch added to `live`, taken out again if its transaction fails. */
-  private added: string[] | undefined;
-
-  private decideLocked(batch: readonly NonceRequest[], now: number): boolean[] {
+  private decideLocked(batch: readonly NonceRequest[], now: number, added: string[]): boolean[] {
     const nowRel = now - this.epoch;
     this.readTail(now, nowRel);
     // Buckets wholly in the past.
@@ -124,7 +119,7 @@ export class SqliteNonces {
         fresh[i] = false;
       } else if (this.live.size < this.memoryLimit) {
         this.remember(key, expiresAtMs - this.epoch);
-        this.added!.push(key);
+        added.push(key);
         this.seenId = Number(this.st.append.run(key, expiresAtMs).lastInsertRowid);
         fresh[i] = true;
       } else {
