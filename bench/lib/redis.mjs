@@ -5,22 +5,13 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from './routes.mjs';
 
 const START_TIMEOUT_MS = 5000;
 
 /** True when a redis-server binary is on PATH. */
 export function haveRedisServer() {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resolves once `port` answers PING with PONG; rejects after START_TIMEOUT_MS. */

@@ -1,6 +1,6 @@
 /** @module Turns recorded runs into markdown: per-endpoint medians, subject/peer ratios, raw runs; edits RESULTS.md sections. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { fmt, median, ratio, spread } from './stats.mjs';
+import { fmt, median, ratio, spread, times } from './stats.mjs';
 
 /** Below this share of one core during the window the server was waiting on the client or starved: flag it. */
 export const SATURATED_PCT = 90;
@@ -160,8 +160,7 @@ export function pairedRatio(runs, request, a, b) {
     const [x, y] = [pick(a, round), pick(b, round)];
     if (x && y && y.rps > 0) ratios.push(x.rps / y.rps);
   }
-  const m = median(ratios);
-  return Number.isFinite(m) ? `${m.toFixed(2)}×` : '—';
+  return times(median(ratios));
 }
 
 /** Every run, for latest.md only (RESULTS.md keeps the medians). */

@@ -1,5 +1,6 @@
 /** @module Loads the shared GitHub-like route table used by every server and the router bench. */
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 
 const TABLE_URL = new URL('../github-routes.json', import.meta.url);
 
@@ -25,6 +26,17 @@ export function port() {
 
 /** Loopback only: benchmarks never listen on other interfaces. */
 export const HOST = '127.0.0.1';
+
+/** A free loopback port, for a process that needs its port before it starts (varnishd's backend, redis-server). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().once('error', reject);
+    s.listen(0, HOST, () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 /** The readiness line run.mjs waits for. */
 export function announce(server) {

@@ -23,6 +23,10 @@ export function fmt(x, digits = 0) {
 
 /** Formats a ratio a/b as "0.93×", or an em dash. */
 export function ratio(a, b) {
-  const r = a / b;
-  return Number.isFinite(r) && b !== 0 ? `${r.toFixed(2)}×` : '—';
+  return b === 0 ? '—' : times(a / b);
+}
+
+/** Formats a ratio already computed as "0.93×", or an em dash when not finite. */
+export function times(r) {
+  return Number.isFinite(r) ? `${r.toFixed(2)}×` : '—';
 }

@@ -8,9 +8,8 @@
  *   BENCH_REDIS=redis://…  HMAC nonces in Redis instead of the SQLite store
  *   BENCH_TOKEN_FORMAT=jwt access tokens as JWTs (default opaque)
  */
-import net from 'node:net';
 import path from 'node:path';
-import { HOST, port } from '../lib/routes.mjs';
+import { HOST, freePort, port } from '../lib/routes.mjs';
 import { SERVER_KEY, onStop, openSeededStore } from '../lib/fixture.mjs';
 import { roa } from '../lib/roa-dist.mjs';
 import { startVarnish } from '../lib/varnish.mjs';
@@ -18,17 +17,6 @@ import { startVarnish } from '../lib/varnish.mjs';
 const env = process.env;
 const { startService } = await roa('service.js');
 const { createGateway } = await roa('gateway/index.js');
-
-/** A free loopback port (varnishd needs the backend's port before the service starts). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().once('error', reject);
-    s.listen(0, HOST, () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 const seeded = await openSeededStore();
 const cleanups = [];
