@@ -19,6 +19,9 @@ export const BODY_SINK = Symbol('roa.bodySink');
 export const BODY_ABORTED = Symbol('roa.bodyAborted');
 export type BodySink = (chunk: Buffer | null | typeof BODY_ABORTED) => void;
 
+/** Set when `_dump` found nothing to drain and nobody to tell: the stream's ending waits for a listener. */
+const END_DEFERRED = Symbol('roa.endDeferred');
+
 export class Request extends IncomingMessage {
   /** Route parameters of the layer being run (named, and positional `0`, `1`, ...). */
   declare params: Record<string, string | undefined>;
@@ -43,6 +46,8 @@ export class Request extends IncomingMessage {
   declare private _query: ParsedQuery | undefined;
   declare private _queryFor: string | undefined;
   declare [BODY_SINK]: BodySink | undefined;
+  declare [END_DEFERRED]: boolean;
+  declare _dumped: boolean;
 
   constructor(socket: Socket) {
     super(socket);
@@ -78,6 +83,47 @@ export class Request extends IncomingMessage {
       sink(BODY_ABORTED);
     }
     super._destroy(err, callback);
+  }
+
+  /**
+   * node calls `_dump` once the response has finished, to drain a body nobody read: it resumes the
+   * stream, which after two ticks emits 'end', destroys itself and emits 'close'. When the parser
+   * has already delivered the whole message, nothing is buffered and nobody listens for 'end' or
+   * 'close', all of that informs no one, yet it cost about a tenth of a small request's CPU. Then
+   * the ending is deferred until someone asks for it (see `on`), or the request is dropped.
+   */
+  _dump(): void {
+    if (!this._dumped && this.complete && this.readableLength === 0 && this.listenerCount('end') === 0 && this.listenerCount('close') === 0) {
+      this._dumped = true;
+      this[END_DEFERRED] = true;
+      return;
+    }
+    (IncomingMessage.prototype as unknown as { _dump(this: IncomingMessage): void })._dump.call(this);
+  }
+
+  /** A late 'end' or 'close' listener gets what node would have emitted: the deferred ending runs now. */
+  override on(event: string | symbol, listener: (...args: any[]) => void): this {
+    super.on(event, listener);
+    if (this[END_DEFERRED]) this.endWhenAsked(event, listener);
+    return this;
+  }
+
+  override addListener(event: string | symbol, listener: (...args: any[]) => void): this {
+    return this.on(event, listener);
+  }
+
+  override prependListener(event: string | symbol, listener: (...args: any[]) => void): this {
+    super.prependListener(event, listener);
+    if (this[END_DEFERRED]) this.endWhenAsked(event, listener);
+    return this;
+  }
+
+  private endWhenAsked(event: string | symbol, listener: (...args: any[]) => void): void {
+    // node's own clearIncoming waits for 'end' only to release the parser's reference, which the
+    // next request on the connection replaces anyway; it does not count as someone asking.
+    if ((event !== 'end' && event !== 'close') || listener.name === 'clearIncoming') return;
+    this[END_DEFERRED] = false;
+    this.resume();
   }
 
   get query(): ParsedQuery {
@@ -206,4 +252,5 @@ function initRequest(r: Request): void {
   fields._query = undefined;
   fields._queryFor = undefined;
   r[BODY_SINK] = undefined;
+  r[END_DEFERRED] = false;
 }

@@ -4,6 +4,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { createApp } from '../../src/app.js';
 import { pathnameOf, type Request } from '../../src/http/request.js';
 import type { Response } from '../../src/http/response.js';
@@ -112,6 +115,109 @@ describe('Request', () => {
     app.get('/x', (req: Request, res: Response) => res.json(req.query));
     await withServer(app, async (base) => {
       assert.deepEqual(json(await request(base, 'GET', '/y?a=1')), { b: '2' });
+    });
+  });
+});
+
+/** Resolves with the request once its response has finished (and the server's own finish work ran). */
+function afterFinish(app: ReturnType<typeof createApp>, path = '/'): { served: Promise<Request>; route: () => void } {
+  let resolveServed!: (req: Request) => void;
+  const served = new Promise<Request>((resolve) => (resolveServed = resolve));
+  const route = (): void => {
+    app.all(path, (req: Request, res: Response) => {
+      res.on('finish', () => setImmediate(() => resolveServed(req)));
+      res.send('ok');
+    });
+  };
+  return { served, route };
+}
+
+describe('Request ending after the response', () => {
+  it('still emits end and close to listeners added while handling', async () => {
+    const app = createApp();
+    const events: string[] = [];
+    const ended = new Promise<void>((resolve) => {
+      app.get('/', (req: Request, res: Response) => {
+        req.on('end', () => events.push('end'));
+        req.once('close', () => {
+          events.push('close');
+          resolve();
+        });
+        res.send('ok');
+      });
+    });
+    await withServer(app, async (base) => {
+      assert.equal((await request(base, 'GET', '/')).status, 200);
+      await ended;
+    });
+    assert.deepEqual(events, ['end', 'close']);
+  });
+
+  it('defers an ending nobody listens for, and runs it for a listener added later', async () => {
+    const app = createApp();
+    const { served, route } = afterFinish(app);
+    route();
+    await withServer(app, async (base) => {
+      assert.equal((await request(base, 'GET', '/')).status, 200);
+      const req = await served;
+      // Deferred: node would have ended and destroyed it by now.
+      assert.equal(req.readableEnded, false);
+      const events: string[] = [];
+      req.on('end', () => events.push('end'));
+      await once(req, 'close');
+      events.push('close');
+      assert.deepEqual(events, ['end', 'close']);
+      assert.equal(req.destroyed, true);
+    });
+  });
+
+  it('settles stream.finished() and prependListener("close") asked for after the response', async () => {
+    for (const late of ['finished', 'prepend'] as const) {
+      const app = createApp();
+      const { served, route } = afterFinish(app);
+      route();
+      await withServer(app, async (base) => {
+        await request(base, 'GET', '/');
+        const req = await served;
+        if (late === 'finished') await finished(req);
+        else await new Promise<void>((resolve) => req.prependListener('close', () => resolve()));
+        assert.equal(req.readableEnded, true, late);
+      });
+    }
+  });
+
+  it('drains an unread body as node does, and keeps the connection usable', async () => {
+    const app = createApp();
+    const { served, route } = afterFinish(app, '/unread');
+    route();
+    app.get('/next', (_req: Request, res: Response) => res.send('next'));
+    await withServer(app, async (base) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const ask = (method: string, path: string, body?: string): Promise<{ status: number; text: string; port: number }> =>
+          new Promise((resolve, reject) => {
+            const r = http.request(`${base}${path}`, { method, agent }, (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (c: string) => (text += c));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, text, port: r.socket!.localPort! }));
+            });
+            r.on('error', reject);
+            r.end(body);
+          });
+        const first = await ask('POST', '/unread', 'x'.repeat(64 * 1024));
+        assert.equal(first.status, 200);
+        const req = await served;
+        await finished(req);
+        assert.equal(req.readableEnded, true);
+        // Several requests on the same kept-alive connection, with and without deferred endings.
+        for (let i = 0; i < 3; i++) {
+          const next = await ask('GET', '/next');
+          assert.deepEqual([next.status, next.text, next.port], [200, 'next', first.port]);
+        }
+      } finally {
+        agent.destroy();
+      }
     });
   });
 });
