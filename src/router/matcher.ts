@@ -22,6 +22,8 @@ export interface Candidate {
    */
   names: readonly string[] | undefined;
   values: readonly string[] | undefined;
+  /** Already decoded params (from `firstIndexed`); then `names` and `values` are unused. */
+  params?: Record<string, string | undefined>;
 }
 
 /** Whether the layer at `index` can answer `method` (lets the index drop routes early). */
@@ -93,6 +95,30 @@ export class Matcher {
   }
 
   /**
+   * Where dispatch may start without the full candidate list: when every layer is an indexed
+   * route (no middleware, no regex) and `path` has nothing to decode, the first route answering
+   * `method` comes from the first-route search as one candidate carrying its params — the rest
+   * are only needed if it calls `next()`, and then `lookup` gives them. A literal path gives its
+   * precomputed list, no match the empty list. Undefined: not applicable, use `lookup`.
+   */
+  firstIndexed(path: string, method: string): readonly Candidate[] | undefined {
+    if (this.always.length !== 0 || path.charCodeAt(0) !== 47 /* / */ || path.indexOf('%') !== -1) return undefined;
+    let length = path.length;
+    let key = path;
+    if (!this.strict && length > 1 && path.charCodeAt(length - 1) === 47 /* / */) {
+      length--;
+      key = path.slice(0, length);
+      if (length === 1) return this.always;
+    }
+    const hit = this.staticHits.get(key);
+    if (hit !== undefined) return hit;
+    const search = this.firstFinder();
+    const found = search.find(path, length, method);
+    if (found === -1) return this.always;
+    return [{ index: found, names: undefined, values: undefined, params: search.params(path) }];
+  }
+
+  /**
    * The first route (in definition order) that matches `path` and answers `method`, with decoded
    * params; middleware is ignored. Unlike `lookup` it builds no candidate list: the trie search
    * keeps only the best terminal so far and skips subtrees whose smallest index cannot beat it.
@@ -108,7 +134,7 @@ export class Matcher {
     }
     const hit = this.staticHits.get(key);
     if (hit !== undefined) return this.firstOf(hit, path, method);
-    const search = (this.search ??= (this.compile ? compileFirst(this.root, this.sensitive) : undefined) ?? new TrieSearch(this.root, this.sensitive));
+    const search = this.firstFinder();
     const found = search.find(path, length, method);
     const best = found === -1 ? Infinity : found;
     if (this.alwaysRoutes.length !== 0 && this.alwaysRoutes[0]! < best) {
@@ -117,6 +143,10 @@ export class Matcher {
     }
     if (found === -1) return undefined;
     return { route: this.layers[found]!.route!, params: search.params(path) };
+  }
+
+  private firstFinder(): FirstFinder {
+    return (this.search ??= (this.compile ? compileFirst(this.root, this.sensitive) : undefined) ?? new TrieSearch(this.root, this.sensitive));
   }
 
   /**

@@ -121,7 +121,11 @@ export class RouterCore {
     let protohost = '';
     let sync = 0;
     let path = pathnameOf(req.url ?? '/');
-    let candidates: readonly Candidate[] = matcher.lookup(path, this.filterFor(req.method ?? 'GET', path), this.accepts);
+    const filter = this.filterFor(req.method ?? 'GET', path);
+    const first = filter === undefined ? undefined : matcher.firstIndexed(path, filter);
+    let candidates: readonly Candidate[] = first ?? matcher.lookup(path, filter, this.accepts);
+    // A one-candidate start from the first-route search is a prefix: the rest is looked up if it passes.
+    let complete = candidates.length !== 1 || candidates[0]!.params === undefined;
     let ci = 0;
     let lastIndex = -1;
     if (req.url && req.url[0] !== '/') protohost = protohostOf(req.url);
@@ -151,16 +155,23 @@ export class RouterCore {
       const current = pathnameOf(req.url ?? '/');
       if (current !== path) {
         path = current;
-        candidates = matcher.lookup(path, this.filterFor(req.method ?? 'GET', path), this.accepts);
+        candidates = NO_CANDIDATES;
+        complete = false;
         ci = 0;
-        while (ci < candidates.length && candidates[ci]!.index <= lastIndex) ci++;
       }
       // Read per step: methodOverride() may change req.method between layers.
       const method = req.method ?? 'GET';
       let layer: Layer | undefined;
       let params: Record<string, string | undefined> | undefined;
       let layerPath = '';
-      while (ci < candidates.length) {
+      for (;;) {
+        if (ci === candidates.length) {
+          if (complete) break;
+          candidates = after(matcher.lookup(path, this.filterFor(req.method ?? 'GET', path), this.accepts), lastIndex);
+          complete = true;
+          ci = 0;
+          continue;
+        }
         const candidate = candidates[ci++]!;
         const l = stack[candidate.index]!;
         lastIndex = candidate.index;
@@ -168,17 +179,19 @@ export class RouterCore {
         // Express matches (and percent-decodes) before it looks at the method; a malformed escape
         // is an error even on a route for another method. Indexed matches decode lazily, so they
         // only check escapes when the route is skipped.
-        let matched: Record<string, string | undefined> | undefined;
-        try {
-          if (candidate.names === undefined) {
+        let matched = candidate.params;
+        if (matched !== undefined) {
+          layerPath = path;
+        } else if (candidate.names === undefined) {
+          try {
             const m = l.match(path);
             if (m === undefined) continue;
             matched = m.params;
             layerPath = m.path;
+          } catch (e) {
+            layerError = layerError ?? e;
+            continue;
           }
-        } catch (e) {
-          layerError = layerError ?? e;
-          continue;
         }
         if (route !== undefined) {
           // Routes do not run while an error is pending.
@@ -258,6 +271,15 @@ for (const method of [...ROUTE_METHODS, 'all']) {
     writable: true,
     configurable: true,
   });
+}
+
+const NO_CANDIDATES: readonly Candidate[] = [];
+
+/** The candidates of a fresh lookup that come after the layer at `lastIndex`. */
+function after(candidates: readonly Candidate[], lastIndex: number): readonly Candidate[] {
+  let i = 0;
+  while (i < candidates.length && candidates[i]!.index <= lastIndex) i++;
+  return i === 0 ? candidates : candidates.slice(i);
 }
 
 /** Throws the 400 a malformed escape gives, as decoding would. */

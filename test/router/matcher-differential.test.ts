@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { Matcher } from '../../src/router/matcher.js';
-import { decodeParam, type Layer } from '../../src/router/layer.js';
+import { decodeParam, Layer } from '../../src/router/layer.js';
 import { Router } from '../../src/router/router.js';
 import type { RoutePath } from '../../src/router/path.js';
 import type { Request } from '../../src/http/request.js';
@@ -263,6 +263,42 @@ describe('Router dispatch against Express 4 Router', () => {
     ), { seed: SEED + 1, numRuns: 1500 });
     // Mounted child routers must actually have run in a fair share of cases.
     assert.ok(childRuns > 40, `child routers ran in only ${childRuns} cases`);
+  });
+
+  it('agrees on tables of indexed routes only, where dispatch starts from the first-route search', async () => {
+    // No middleware and no regex-only route: the router starts from one candidate and looks up
+    // the rest only when a handler passes (next() or next('route')).
+    const indexed = ROUTE_PATHS.filter((p) => new Layer(p, { sensitive: false, strict: false, end: true }, noop).simple !== undefined);
+    const indexedEntry = fc.record({
+      kind: fc.constant<'route'>('route'),
+      path: fc.constantFrom(...indexed),
+      method: fc.constantFrom<Entry['method']>('get', 'get', 'post', 'all'),
+    });
+    let passedOn = 0;
+    await fc.assert(fc.asyncProperty(
+      fc.array(indexedEntry, { minLength: 1, maxLength: 20 }),
+      routerOptions,
+      fc.constantFrom('GET', 'POST', 'HEAD'),
+      // Random paths, and paths of the table's own routes (which several routes often match).
+      fc.oneof(requestPath, fc.constantFrom(...indexed.map((p) => String(p).replace(/:\w+/g, 'abc'))), fc.constantFrom(...indexed.map((p) => String(p).replace(/:\w+/g, '42')))),
+      fc.array(fc.nat(19), { maxLength: 6 }),
+      async (entries, opts, method, path, skipList) => {
+        const skips = new Set(skipList);
+        const theirs: Step[] = [];
+        const ours: Step[] = [];
+        const er = express.Router(opts);
+        define(er, entries, theirs, skips, (o) => express.Router(o), opts);
+        const rr = Router(opts);
+        define(rr, entries, ours, skips, (o) => Router(o), opts);
+        const want = await run(er, { method, url: path });
+        const got = await run(rr as unknown as (req: FakeReq, res: unknown, next: Next) => void, { method, url: path });
+        assert.deepEqual(ours, theirs, `${method} ${path}`);
+        assert.deepEqual(got, want, `${method} ${path}`);
+        if (ours.filter((s) => s.i < 1000).length > 1) passedOn++;
+      },
+    ), { seed: SEED + 2, numRuns: 1500 });
+    // Requests that went on to a second route (the lookup after the first-route start) must be common.
+    assert.ok(passedOn > 30, `only ${passedOn} requests reached a second route`);
   });
 
   it('restores req.url and req.baseUrl after a mounted middleware', async () => {
