@@ -19,7 +19,7 @@ const ownRedis = !process.env.BENCH_REDIS_URL && haveRedisServer() ? await start
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? ownRedis?.url ?? 'redis://127.0.0.1:6379';
 const redisPids = () => (ownRedis ? [ownRedis.pid] : pidsNamed('redis-server'));
 /** Signed requests per second of window the feed holds; past the end replays show as non-2xx (401). */
-const FEED_RATE = Number(process.env.BENCH_FEED_RATE ?? 40_000);
+const FEED_RATE = Number(process.env.BENCH_FEED_RATE ?? 80_000);
 
 const sign = (request, extra = {}) => signRequest({ method: request.method, target: request.path, user: EDITOR.name, secret: HMAC_SECRET, ...extra });
 

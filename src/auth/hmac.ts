@@ -181,6 +181,17 @@ export class HmacScheme implements AuthScheme {
     return this.challengeText;
   }
 
+  /** What a refusal tells the client outside production (built only when a check fails: toUTCString is not free). */
+  private diagnostics(stringToSign: string, dateHeader: string | undefined, now: number, dateMs: number | undefined): Record<string, unknown> | undefined {
+    if (this.o.production) return undefined;
+    return {
+      stringToSign,
+      receivedDate: dateHeader ?? null,
+      serverTime: new Date(now).toUTCString(),
+      skewSeconds: dateMs === undefined ? null : Math.round((now - dateMs) / 1000),
+    };
+  }
+
   matches(req: Request): boolean {
     const h = req.headers.authentication;
     return typeof h === 'string' && HMAC_SCHEME_RE.test(h);
@@ -211,15 +222,6 @@ export class HmacScheme implements AuthScheme {
     if (contentDigestField !== undefined) digests = parseContentDigest(contentDigestField);
     const stringToSign = formatStringToSign({ method, target, date: cred.nonce === undefined ? undefined : dateHeader, nonce: cred.nonce, contentDigest: contentDigestField });
     const now = this.o.now();
-    const diagnostics = this.o.production
-      ? undefined
-      : {
-          stringToSign,
-          receivedDate: dateHeader ?? null,
-          serverTime: new Date(now).toUTCString(),
-          skewSeconds: dateMs === undefined ? null : Math.round((now - dateMs) / 1000),
-        };
-
     // 2. Load the secret; unknown users and users without a secret get the dummy.
     const peeked = this.records.peekUser(cred.user);
     const user = peeked === NOT_LOADED ? await this.records.getUser(cred.user) : peeked;
@@ -239,13 +241,13 @@ export class HmacScheme implements AuthScheme {
 
     // 3. Date window.
     if (dateMs !== undefined && Math.abs(now - dateMs) > this.o.clockSkewMs) {
-      throw invalidCredentials(this.challenge(), diagnostics, 'Date is outside the accepted clock skew');
+      throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs), 'Date is outside the accepted clock skew');
     }
 
     // 4. Digest: safeEqual checks lengths first, then compares in constant time.
     const expected = hmacSha256Base64(key, stringToSign);
     const ok = this.o.safeEqual(cred.digest, expected);
-    if (!ok || user === undefined || user.hmacSecret == null) throw invalidCredentials(this.challenge(), diagnostics);
+    if (!ok || user === undefined || user.hmacSecret == null) throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs));
 
     // 5. Body integrity (only for authenticated requests, so strangers cannot make us read bodies).
     if (digests !== undefined) checkContentDigest(digests, await this.o.readBody(req, { limit: this.o.bodyLimit }));
@@ -265,7 +267,7 @@ export class HmacScheme implements AuthScheme {
           cause: err,
         });
       }
-      if (!fresh) throw invalidCredentials(this.challenge(), diagnostics, 'Nonce already used');
+      if (!fresh) throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs), 'Nonce already used');
     }
     return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
   }
