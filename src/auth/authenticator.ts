@@ -5,7 +5,7 @@
 import { HttpError } from '../errors/http-error.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
-import { CALLER_KEY, type AuthScheme, type Caller } from './scheme.js';
+import { CALLER_KEY, isThenable, type AuthScheme, type Caller } from './scheme.js';
 
 /**
  * Picks the scheme whose credentials the request carries and resolves the caller.
@@ -37,23 +37,44 @@ export class Authenticator {
    * The result is cached on `req.locals.caller`, so a second call costs nothing.
    */
   async authenticate(req: Request): Promise<Caller | undefined> {
+    return this.resolve(req);
+  }
+
+  /**
+   * `authenticate` without the promise when the scheme answered synchronously (cached records, no
+   * nonce: the hot path); a promise otherwise. Throws (or rejects) as `authenticate` rejects.
+   */
+  resolve(req: Request): Caller | undefined | Promise<Caller | undefined> {
     const cached = req.locals[CALLER_KEY] as Caller | undefined;
     if (cached !== undefined) return cached;
-    const scheme = this.schemes.find((s) => s.matches(req));
+    const scheme = this.schemeFor(req);
     if (scheme === undefined) {
       // Credentials of a scheme we do not run are not "anonymous": answering as anonymous could let a
       // client believe it was authenticated. RFC 9110 §11.6.1: answer 401 with what we accept.
       if (hasUnknownCredentials(req)) throw this.unauthorized('Unsupported authentication scheme');
       return undefined;
     }
-    let caller: Caller;
+    let result: Caller | Promise<Caller>;
     try {
-      caller = await scheme.authenticate(req);
+      result = scheme.authenticateNow !== undefined ? scheme.authenticateNow(req) : scheme.authenticate(req);
     } catch (err) {
       throw this.withChallenges(err);
     }
-    req.locals[CALLER_KEY] = caller;
-    return caller;
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (caller) => (req.locals[CALLER_KEY] = caller),
+        (err: unknown) => {
+          throw this.withChallenges(err);
+        },
+      );
+    }
+    req.locals[CALLER_KEY] = result;
+    return result;
+  }
+
+  private schemeFor(req: Request): AuthScheme | undefined {
+    for (const scheme of this.schemes) if (scheme.matches(req)) return scheme;
+    return undefined;
   }
 
   /** A 401 carrying every challenge (for handlers that require a caller when there is none). */
@@ -67,14 +88,31 @@ export class Authenticator {
   /** Middleware: authenticates (anonymous allowed) and passes errors to the error chain. */
   middleware(): (req: Request, res: Response, next: NextFunction) => void {
     return (req, _res, next) => {
-      this.authenticate(req).then(() => next(), next);
+      let result: Caller | undefined | Promise<Caller | undefined>;
+      try {
+        result = this.resolve(req);
+      } catch (err) {
+        next(err);
+        return;
+      }
+      if (isThenable(result)) result.then(() => next(), next);
+      else next();
     };
   }
 
   /** Middleware: like `middleware()`, but an anonymous request is refused with 401 and every challenge. */
   required(): (req: Request, res: Response, next: NextFunction) => void {
+    const decide = (caller: Caller | undefined): unknown => (caller === undefined ? this.unauthorized() : undefined);
     return (req, _res, next) => {
-      this.authenticate(req).then((caller) => next(caller === undefined ? this.unauthorized() : undefined), next);
+      let result: Caller | undefined | Promise<Caller | undefined>;
+      try {
+        result = this.resolve(req);
+      } catch (err) {
+        next(err);
+        return;
+      }
+      if (isThenable(result)) result.then((caller) => next(decide(caller)), next);
+      else next(decide(result));
     };
   }
 

@@ -9,7 +9,7 @@ import { formatStringToSign, NONCE_RE } from '../client/string-to-sign.js';
 import { HttpError } from '../errors/http-error.js';
 import { readRawBody } from '../http/body.js';
 import type { Request } from '../http/request.js';
-import type { Store } from '../storage/store.js';
+import type { Store, User } from '../storage/store.js';
 import { checkContentDigest, parseContentDigest, type ParsedDigest } from './content-digest-check.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
 import type { NonceStore } from './nonce-store.js';
@@ -167,11 +167,11 @@ export class HmacScheme implements AuthScheme {
   private readonly secrets = new Map<string, { blob: string; key: HmacKey }>();
   private readonly records: RecordCache;
 
-  private keyFor(name: string, blob: string, open: () => string): HmacKey {
+  private keyFor(name: string, blob: string): HmacKey {
     const hit = this.secrets.get(name);
     // The record cache hands out the same blob string while the record lives: usually one pointer compare.
     if (hit !== undefined && hit.blob === blob) return hit.key;
-    const key = prepareHmacKey(open());
+    const key = prepareHmacKey(openHmacSecret(this.o.box, name, blob));
     if (this.secrets.size >= 10_000) this.secrets.clear();
     this.secrets.set(name, { blob, key });
     return key;
@@ -198,6 +198,15 @@ export class HmacScheme implements AuthScheme {
   }
 
   async authenticate(req: Request): Promise<Caller> {
+    return this.authenticateNow(req);
+  }
+
+  /**
+   * Synchronous (no promise) for the minimal form of a user whose record is cached: nothing in it
+   * waits. A promise when the record must be read, a Content-Digest needs the body, or a nonce
+   * must be recorded. Throws or rejects with the refusal.
+   */
+  authenticateNow(req: Request): Caller | Promise<Caller> {
     const header = req.headers.authentication;
     if (typeof header !== 'string') throw invalidCredentials(this.challenge());
     // Sign the method on the wire: methodOverride() may have rewritten req.method already.
@@ -224,15 +233,24 @@ export class HmacScheme implements AuthScheme {
     const now = this.o.now();
     // 2. Load the secret; unknown users and users without a secret get the dummy.
     const peeked = this.records.peekUser(cred.user);
-    const user = peeked === NOT_LOADED ? await this.records.getUser(cred.user) : peeked;
+    if (peeked === NOT_LOADED) {
+      return this.records.getUser(cred.user).then((user) => this.verify(req, cred, stringToSign, dateHeader, dateMs, digests, now, user));
+    }
+    return this.verify(req, cred, stringToSign, dateHeader, dateMs, digests, now, peeked);
+  }
+
+  /** Steps 2–6 with the user record at hand. */
+  private verify(
+    req: Request, cred: ParsedHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number | undefined,
+    digests: ParsedDigest[] | undefined, now: number, user: User | undefined,
+  ): Caller | Promise<Caller> {
     let key: HmacKey;
     if (user?.hmacSecret == null) {
       // '\0' cannot start a user name, so the dummy's entry never collides with a user's.
-      key = this.keyFor('\0dummy', this.dummyBlob, () => openHmacSecret(this.o.box, '\0dummy', this.dummyBlob));
+      key = this.keyFor('\0dummy', this.dummyBlob);
     } else {
       try {
-        const blob = user.hmacSecret;
-        key = this.keyFor(user.name, blob, () => openHmacSecret(this.o.box, user.name, blob));
+        key = this.keyFor(user.name, user.hmacSecret);
       } catch (err) {
         // The server key changed or the row is corrupt: an operator problem, never the client's.
         throw new HttpError(500, 'HMAC secret cannot be decrypted', { code: 'ROA_ERR_HMAC_SECRET_UNREADABLE', expose: false, cause: err });
@@ -249,6 +267,15 @@ export class HmacScheme implements AuthScheme {
     const ok = this.o.safeEqual(cred.digest, expected);
     if (!ok || user === undefined || user.hmacSecret == null) throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs));
 
+    if (digests === undefined && cred.nonce === undefined) return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
+    return this.verifyBodyAndNonce(req, cred, stringToSign, dateHeader, dateMs, digests, now, user);
+  }
+
+  /** Steps 5 and 6, which wait: the body for its Content-Digest, the nonce store. */
+  private async verifyBodyAndNonce(
+    req: Request, cred: ParsedHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number | undefined,
+    digests: ParsedDigest[] | undefined, now: number, user: User,
+  ): Promise<Caller> {
     // 5. Body integrity (only for authenticated requests, so strangers cannot make us read bodies).
     if (digests !== undefined) checkContentDigest(digests, await this.o.readBody(req, { limit: this.o.bodyLimit }));
 

@@ -1,10 +1,16 @@
 /** @module test/auth/authenticator */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { Authenticator } from '../../src/auth/authenticator.js';
+import { HmacScheme } from '../../src/auth/hmac.js';
+import { MemoryNonceStore } from '../../src/auth/memory-nonce-store.js';
 import type { AuthScheme, Caller } from '../../src/auth/scheme.js';
+import { generateHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
+import { signRequest } from '../../src/client/index.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import type { Request } from '../../src/http/request.js';
+import { MemoryAuthStore } from './memory-store.js';
 
 function fakeScheme(name: string, result: Caller | HttpError): AuthScheme & { calls: number } {
   return {
@@ -69,5 +75,66 @@ describe('Authenticator middleware', () => {
     assert.equal(err.headers['WWW-Authenticate'], 'Basic realm="roa", Bearer realm="roa"');
     assert.equal(await run(a.required(), req('Basic x')), undefined);
     assert.equal(await run(a.middleware(), req()), undefined);
+  });
+});
+
+describe('Authenticator without a promise (hot path)', () => {
+  const box = new SecretBox(randomBytes(32));
+  const secret = generateHmacSecret();
+  async function hmacSetup() {
+    const store = new MemoryAuthStore();
+    await store.createUser({ name: 'ann', role: 'editor', passwordHash: 'x', hmacSecret: sealHmacSecret(box, 'ann', secret) });
+    const hmac = new HmacScheme({ store, box, nonces: new MemoryNonceStore(), production: true });
+    const auth = new Authenticator([fakeScheme('Basic', ann), hmac]);
+    const signed = (sig: { minimal?: boolean; secret?: string } = {}): Request => {
+      const h = signRequest({ method: 'GET', target: '/a', user: 'ann', secret: sig.secret ?? secret, minimal: sig.minimal ?? true });
+      const headers: Record<string, string> = { authentication: h.Authentication };
+      if (h.Date !== undefined) headers.date = h.Date;
+      return { method: 'GET', url: '/a', originalUrl: '/a', headers, locals: {} } as unknown as Request;
+    };
+    return { hmac, auth, signed };
+  }
+
+  it('answers a cached hmac minimal caller as a value, the first (record read) and nonce forms as promises', async () => {
+    const { auth, signed } = await hmacSetup();
+    const first = auth.resolve(signed());
+    assert.ok(first instanceof Promise, 'the record is read first');
+    assert.equal((await first)?.name, 'ann');
+    const again = auth.resolve(signed());
+    assert.ok(!(again instanceof Promise));
+    assert.deepEqual(again, { name: 'ann', role: 'editor', scopes: null, scheme: 'hmac' });
+    const withNonce = auth.resolve(signed({ minimal: false }));
+    assert.ok(withNonce instanceof Promise, 'a nonce is recorded asynchronously');
+    assert.equal((await withNonce)?.name, 'ann');
+  });
+
+  it('throws a synchronous refusal with every challenge, and the public methods still reject', async () => {
+    const { hmac, auth, signed } = await hmacSetup();
+    await auth.resolve(signed());
+    const bad = signed({ secret: generateHmacSecret() });
+    assert.throws(() => auth.resolve(bad), (e: HttpError) => e.status === 401 && e.headers['WWW-Authenticate'] === 'hmac realm="roa", Basic realm="roa"');
+    // authenticate() keeps its promise contract, for the Authenticator and the scheme alike.
+    const viaAuth = auth.authenticate(signed({ secret: generateHmacSecret() }));
+    assert.ok(viaAuth instanceof Promise);
+    await assert.rejects(viaAuth, (e: HttpError) => e.status === 401);
+    const malformed = { method: 'GET', url: '/a', headers: { authentication: 'hmac nope' }, locals: {} } as unknown as Request;
+    const viaScheme = hmac.authenticate(malformed);
+    assert.ok(viaScheme instanceof Promise);
+    await assert.rejects(viaScheme, (e: HttpError) => e.status === 400);
+  });
+
+  it('middleware() calls next at once for a synchronous answer, with the error for a refusal', async () => {
+    const { auth, signed } = await hmacSetup();
+    await auth.resolve(signed());
+    const mw = auth.middleware();
+    const calls: unknown[] = [];
+    mw(signed(), {} as never, (err?: unknown) => calls.push(err));
+    assert.equal(calls.length, 1, 'next ran before middleware() returned');
+    assert.equal(calls[0], undefined);
+    mw(signed({ secret: generateHmacSecret() }), {} as never, (err?: unknown) => calls.push(err));
+    assert.equal((calls[1] as HttpError).status, 401);
+    const required = auth.required();
+    required(req(), {} as never, (err?: unknown) => calls.push(err));
+    assert.equal((calls[2] as HttpError).status, 401);
   });
 });
