@@ -5,7 +5,7 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 import type { Request } from '../http/request.js';
-import type { Store } from '../storage/store.js';
+import type { Store, User } from '../storage/store.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
 import { NOT_LOADED, RecordCache } from './user-cache.js';
@@ -114,17 +114,41 @@ export class BasicScheme implements AuthScheme {
   }
 
   async authenticate(req: Request): Promise<Caller> {
+    return this.authenticateNow(req);
+  }
+
+  /** Without a promise when the user's record and the verification are both cached (the hot path). */
+  authenticateNow(req: Request): Caller | Promise<Caller> {
     const creds = parseBasic(req.headers.authorization);
     if (creds === undefined) throw invalidCredentials(this.challenge());
-    const peeked = this.records.peekUser(creds.userId);
-    const user = peeked === NOT_LOADED ? await this.records.getUser(creds.userId) : peeked;
     const key = this.keyOf(creds);
+    const peeked = this.records.peekUser(creds.userId);
+    if (peeked !== NOT_LOADED) {
+      const cached = this.cachedCaller(key, peeked);
+      if (cached !== undefined) return cached;
+    }
+    return this.verify(creds, key, peeked);
+  }
+
+  /** The caller when this password was verified recently for the same record; a stale entry is dropped. */
+  private cachedCaller(key: string, user: User | undefined): Caller | undefined {
     const hit = this.cache.get(key);
-    if (hit !== undefined) {
-      if (hit.expiresAt > this.now() && user !== undefined && user.passwordHash === hit.passwordHash && user.name === hit.name) {
-        return { name: user.name, role: user.role, scopes: null, scheme: 'basic' };
-      }
-      this.cache.delete(key);
+    if (hit === undefined) return undefined;
+    if (hit.expiresAt > this.now() && user !== undefined && user.passwordHash === hit.passwordHash && user.name === hit.name) {
+      return { name: user.name, role: user.role, scopes: null, scheme: 'basic' };
+    }
+    this.cache.delete(key);
+    return undefined;
+  }
+
+  private async verify(creds: BasicCredentials, key: string, peeked: User | undefined | typeof NOT_LOADED): Promise<Caller> {
+    let user: User | undefined;
+    if (peeked === NOT_LOADED) {
+      user = await this.records.getUser(creds.userId);
+      const cached = this.cachedCaller(key, user);
+      if (cached !== undefined) return cached;
+    } else {
+      user = peeked;
     }
     // Unknown users are verified against a dummy hash: same scrypt cost, same answer (no enumeration).
     const stored = user?.passwordHash ?? (await dummyPasswordHash());

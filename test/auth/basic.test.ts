@@ -76,6 +76,21 @@ describe('BasicScheme', () => {
     assert.equal(r.status, 401);
     assert.match(r.headers.get('www-authenticate') ?? '', /^Basic/);
   });
+  it('answers a cached verification without a promise; authenticate() still returns one', async () => {
+    scheme.clearCache();
+    const r = { headers: { authorization: basic('ann:s3cret') }, locals: {} } as never;
+    const first = scheme.authenticateNow(r);
+    assert.ok(first instanceof Promise, 'the first use reads the record and runs scrypt');
+    assert.equal((await first).name, 'ann');
+    const again = scheme.authenticateNow(r);
+    assert.ok(!(again instanceof Promise));
+    assert.deepEqual(again, { name: 'ann', role: 'editor', scopes: null, scheme: 'basic' });
+    assert.ok(scheme.authenticate(r) instanceof Promise);
+    assert.throws(() => scheme.authenticateNow({ headers: { authorization: 'Basic ###' }, locals: {} } as never), (e: { status: number }) => e.status === 400);
+    const wrong = scheme.authenticateNow({ headers: { authorization: basic('ann:wrong') }, locals: {} } as never);
+    assert.ok(wrong instanceof Promise, 'an unverified password goes to scrypt');
+    await assert.rejects(wrong, (e: { status: number }) => e.status === 401);
+  });
   it('compares through safeEqual', async () => {
     scheme.clearCache();
     equalCalls = 0;

@@ -95,3 +95,36 @@ describe('client secrets', () => {
     assert.throws(() => new OAuthTokenService({ store: new MemoryAuthStore(), issuer: 'https://as.example/tenant' }), /issuer/);
   });
 });
+
+describe('BearerScheme (JWT) without a promise', () => {
+  it('answers a recently verified JWT as a value; revocation in this process sends it back to the store', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { JwtAccessTokens } = await import('../../src/auth/jwt-keys.js');
+    const dir = mkdtempSync(join(tmpdir(), 'roa-bearer-jwt-'));
+    try {
+      const { store, base } = await fixture();
+      const jwt = await JwtAccessTokens.load({ issuer: 'https://as.example', keyFile: join(dir, 'jwt.json') });
+      const token = await jwt.sign({ sub: 'ann', clientId: 'cli', scopes: ['articles:read'], roles: ['editor'], jti: 'j1', expiresAt: new Date(Date.now() + 60_000) });
+      await store.saveToken({ ...base, hash: hashToken(token), kind: 'access', expiresAt: new Date(Date.now() + 60_000) });
+      const scheme = new BearerScheme({ store, jwt });
+      const first = scheme.authenticateNow(req(token));
+      assert.ok(first instanceof Promise, 'the first use verifies the signature and asks the store');
+      const want = { name: 'ann', role: 'editor', scopes: ['articles:read'], scheme: 'bearer', clientId: 'cli' };
+      assert.deepEqual(await first, want);
+      const again = scheme.authenticateNow(req(token));
+      assert.ok(!(again instanceof Promise));
+      assert.deepEqual(again, want);
+      // authenticate() keeps its promise either way.
+      assert.ok(scheme.authenticate(req(token)) instanceof Promise);
+      await store.revokeToken(hashToken(token));
+      jwt.noteRevocation();
+      const revoked = scheme.authenticateNow(req(token));
+      assert.ok(revoked instanceof Promise);
+      await assert.rejects(revoked, invalidToken);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
