@@ -6,6 +6,7 @@ import http, { type IncomingMessage, type Server, ServerResponse } from 'node:ht
 import { adoptRequest, Request, type NextFunction } from './http/request.js';
 import { adoptResponse, Response } from './http/response.js';
 import { finalHandler } from './final-handler.js';
+import { flushPerTurn } from './http/turn-flush.js';
 import { ROUTE_METHODS } from './router/methods.js';
 import type { ErrorRequestHandler, RequestHandler } from './router/handler.js';
 import type { RoutePath } from './router/path.js';
@@ -19,6 +20,11 @@ export interface AppOptions {
   caseSensitive?: boolean;
   /** `development` (default: NODE_ENV or development) or `production`: production never sends stacks. */
   env?: string;
+  /**
+   * Servers from `listen`/`createServer` write the responses finished in one event-loop turn together
+   * at its end (http/turn-flush), default true; false writes each at `res.end()`, as node does.
+   */
+  flushPerTurn?: boolean;
 }
 
 export interface App extends Omit<RouterCore, 'get' | 'use' | 'route' | 'handle'> {
@@ -106,8 +112,11 @@ export function createApp(options: AppOptions = {}): App {
     };
   }
 
-  app.createServer = (serverOptions = {}) =>
-    http.createServer({ ...serverOptions, IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse }, app) as unknown as Server;
+  app.createServer = (serverOptions = {}) => {
+    const server = http.createServer({ ...serverOptions, IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse }, app);
+    if (options.flushPerTurn !== false) server.on('connection', flushPerTurn);
+    return server as unknown as Server;
+  };
 
   app.listen = (port = 0, host?: string | (() => void), callback?: () => void) => {
     const server = app.createServer();

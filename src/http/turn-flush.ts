@@ -1,0 +1,61 @@
+/**
+ * @module http/turn-flush
+ * Responses finished during one turn of the event loop leave together at its end.
+ *
+ * node writes a response the moment `res.end()` runs: it corks the socket, queues headers and body,
+ * then uncorks, which is one `writev` per response. On a loaded server each of those writes also
+ * wakes the client's reader: the kernel delivers loopback (and fast-LAN) segments in the writer's
+ * context, and waking a sleeping peer is costly, most of all in a virtual machine, where it is an
+ * inter-processor interrupt. Measured here, that wake-up made a response's kernel time grow with
+ * every microsecond of JavaScript before it (the slower the server, the more often the client
+ * slept between responses).
+ *
+ * With flushing per turn, the uncork that ends a response is deferred to `setImmediate`: every
+ * socket whose response ended while node handled one batch of readable sockets is uncorked, in
+ * order, right after that batch. Nothing else changes: `res.end()` has run, `writableEnded` and
+ * `headersSent` are as before, 'finish' still follows the write, pipelined responses keep their
+ * order. The cost is latency of at most one batch of request handling, never more than a turn.
+ */
+import type { Socket } from 'node:net';
+import { Writable } from 'node:stream';
+
+const QUEUED = Symbol('roa.uncorkQueued');
+
+type DeferringSocket = Socket & { [QUEUED]: boolean };
+
+const realUncork = Writable.prototype.uncork;
+const queue: DeferringSocket[] = [];
+let scheduled = false;
+
+function flush(): void {
+  scheduled = false;
+  // Sockets queued by a flush's own callbacks wait for the next turn.
+  const sockets = queue.splice(0, queue.length);
+  for (const socket of sockets) {
+    socket[QUEUED] = false;
+    realUncork.call(socket);
+  }
+}
+
+/** Replaces `uncork` on one socket: the last level of cork is released at the end of the turn. */
+function deferredUncork(this: DeferringSocket): void {
+  // Nested corks (corked > 1) unwind at once, as usual; only the release that would write waits.
+  if (this.writableCorked !== 1) {
+    realUncork.call(this);
+    return;
+  }
+  if (this[QUEUED]) return;
+  this[QUEUED] = true;
+  queue.push(this);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(flush);
+  }
+}
+
+/** A server's 'connection' listener: the socket's final uncork waits for the end of the turn. */
+export function flushPerTurn(socket: Socket): void {
+  const s = socket as DeferringSocket;
+  s[QUEUED] = false;
+  s.uncork = deferredUncork;
+}
