@@ -6,7 +6,7 @@ import http, { type IncomingMessage, type Server, ServerResponse } from 'node:ht
 import { adoptRequest, Request, type NextFunction } from './http/request.js';
 import { adoptResponse, Response } from './http/response.js';
 import { finalHandler } from './final-handler.js';
-import { flushPerTurn } from './http/turn-flush.js';
+import { flushPerTurn, requestStarted } from './http/turn-flush.js';
 import { ROUTE_METHODS } from './router/methods.js';
 import type { ErrorRequestHandler, RequestHandler } from './router/handler.js';
 import type { RoutePath } from './router/path.js';
@@ -79,6 +79,7 @@ export function createApp(options: AppOptions = {}): App {
   const appFinal = (err: unknown, req: Request, res: Response): void => finalHandler(req, res, err, app.settings.env === 'production');
 
   app.handle = (rawReq, rawRes, callback) => {
+    requestStarted();
     const req = adoptRequest(rawReq);
     const res = adoptResponse(rawRes);
     req.res = res;

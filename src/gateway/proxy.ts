@@ -15,7 +15,7 @@ import { badGateway, gatewayTimeout, sendProblem } from './problem.js';
 import { handlePurge } from './purge.js';
 import { buildStored, freshen, selectVariant, serveStored, varyNames, varyValues, writeHit } from './stored-response.js';
 import { Upstream, UpstreamError } from './upstream.js';
-import { flushPerTurn } from '../http/turn-flush.js';
+import { flushPerTurn, requestStarted } from '../http/turn-flush.js';
 
 export interface GatewayLogger {
   info(...a: unknown[]): void;
@@ -91,6 +91,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const counters = { hits: 0, misses: 0, stored: 0, purges: 0 };
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    requestStarted();
     const method = req.method!;
     if (method === 'GET' || method === 'HEAD') {
       const kind = scanRequest(req.rawHeaders);

@@ -26,9 +26,22 @@ type DeferringSocket = Socket & { [QUEUED]: boolean };
 const realUncork = Writable.prototype.uncork;
 const queue: DeferringSocket[] = [];
 let scheduled = false;
+/**
+ * True from a flush until the next request arrives. Responses that end then were released by
+ * work of the check phase or later (a group commit at setImmediate, a timer), not by requests
+ * read in a poll phase: waiting for another setImmediate would hold them for a whole extra turn,
+ * so they leave as soon as the current callback and its microtasks are done (nextTick).
+ */
+let afterFlush = false;
+
+/** Called as each request starts: responses ending from here on wait for the end of this turn's batch. */
+export function requestStarted(): void {
+  afterFlush = false;
+}
 
 function flush(): void {
   scheduled = false;
+  afterFlush = true;
   // Sockets queued by a flush's own callbacks wait for the next turn.
   const sockets = queue.splice(0, queue.length);
   for (const socket of sockets) {
@@ -49,7 +62,8 @@ function deferredUncork(this: DeferringSocket): void {
   queue.push(this);
   if (!scheduled) {
     scheduled = true;
-    setImmediate(flush);
+    if (afterFlush) process.nextTick(flush);
+    else setImmediate(flush);
   }
 }
 

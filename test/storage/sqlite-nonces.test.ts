@@ -50,6 +50,23 @@ describe('SqliteNonces', () => {
     assert.deepEqual(nonces.consume([req('a', T0 + 2 * MIN)], T0 + MIN - 1), [false]);
   });
 
+  it('appends a large batch in multi-row statements, in order, and another connection sees every row', async () => {
+    const a = new SqliteNonces(await connect());
+    const keys = Array.from({ length: 150 }, (_, i) => `big-${i}`);
+    // 150 fresh keys with replays of the first three mixed in: 64 + 64 + 22 rows appended.
+    const batch = [...keys.map((k) => req(k, T0 + MIN)), req('big-0', T0 + MIN), req('big-1', T0 + MIN), req('big-2', T0 + MIN)];
+    const answers = a.consume(batch, T0);
+    assert.deepEqual(answers, [...keys.map(() => true), false, false, false]);
+    const db = open[0]!;
+    assert.equal(logRows(db), 150);
+    const order = (db.prepare('SELECT key FROM nonce_log ORDER BY id').all() as { key: string }[]).map((r) => r.key);
+    assert.deepEqual(order, keys);
+    const b = new SqliteNonces(await connect());
+    assert.deepEqual(b.consume([req('big-149', T0 + MIN), req('big-75', T0 + MIN), req('fresh', T0 + MIN)], T0 + 1), [false, false, true]);
+    // a read b's append: its tail read starts after its own last row.
+    assert.deepEqual(a.consume([req('fresh', T0 + MIN)], T0 + 2), [false]);
+  });
+
   it('reads the log back after a restart and refuses what it recorded', async () => {
     const first = new SqliteNonces(await connect());
     assert.deepEqual(first.consume([req('kept', T0 + MIN), req('gone', T0 + 10)], T0), [true, true]);

@@ -27,6 +27,8 @@ export const DEFAULT_NONCE_MEMORY_LIMIT = 1_000_000;
 /** The disk sweep runs at most this often, and looks at least this many log rows each time. */
 const SWEEP_INTERVAL_MS = 1000;
 const SWEEP_MIN_ROWS = 10_000;
+/** Rows per multi-row INSERT (2 bound values each, far below SQLite's limit on variables). */
+const APPEND_ROWS = 64;
 /** The key-ordered overflow table is pruned at most this often. */
 const OVERFLOW_PRUNE_INTERVAL_MS = 60_000;
 
@@ -53,8 +55,11 @@ export class SqliteNonces {
   private readonly st: Record<'tail' | 'append' | 'sweep' | 'overflowAny' | 'overflowLive' | 'overflowUpsert' | 'overflowPrune', Statement>;
   private readonly decideTx: (batch: readonly NonceRequest[], now: number, added: string[]) => boolean[];
 
+  /** Multi-row appends by row count, prepared on first use. */
+  private readonly appendMany = new Map<number, Statement>();
+
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly memoryLimit = DEFAULT_NONCE_MEMORY_LIMIT,
   ) {
     this.st = {
@@ -110,6 +115,7 @@ export class SqliteNonces {
     }
     const overflow = (this.st.overflowAny.get() as { any: number }).any === 1;
     const fresh = new Array<boolean>(batch.length);
+    const appends: (string | number)[] = [];
     for (let i = 0; i < batch.length; i++) {
       const { key, expiresAtMs } = batch[i]!;
       const expires = this.live.get(key);
@@ -120,13 +126,39 @@ export class SqliteNonces {
       } else if (this.live.size < this.memoryLimit) {
         this.remember(key, expiresAtMs - this.epoch);
         added.push(key);
-        this.seenId = Number(this.st.append.run(key, expiresAtMs).lastInsertRowid);
+        appends.push(key, expiresAtMs);
         fresh[i] = true;
       } else {
         fresh[i] = this.st.overflowUpsert.run(key, expiresAtMs, now).changes > 0;
       }
     }
+    this.appendAll(appends);
     return fresh;
+  }
+
+  /**
+   * Appends (key, expiry) pairs in order, up to APPEND_ROWS per statement: one statement run per
+   * row cost more than the row itself (binding, stepping and resetting cross into the native module
+   * each time).
+   */
+  private appendAll(values: readonly (string | number)[]): void {
+    const rows = values.length / 2;
+    for (let from = 0; from < rows; from += APPEND_ROWS) {
+      const count = Math.min(APPEND_ROWS, rows - from);
+      const statement = count === 1 ? this.st.append : this.appendStatement(count);
+      const result = count === 1 ? statement.run(values[2 * from], values[2 * from + 1]) : statement.run(values.slice(2 * from, 2 * (from + count)));
+      // Rows of one INSERT get increasing ids; the last is the highest this connection wrote.
+      this.seenId = Number(result.lastInsertRowid);
+    }
+  }
+
+  private appendStatement(rows: number): Statement {
+    let statement = this.appendMany.get(rows);
+    if (statement === undefined) {
+      statement = this.db.prepare(`INSERT INTO nonce_log (key, expires_at) VALUES ${new Array<string>(rows).fill('(?, ?)').join(', ')}`);
+      this.appendMany.set(rows, statement);
+    }
+    return statement;
   }
 
   /** Takes in rows other connections appended (all rows, on the first call): they are nonces seen. */
