@@ -34,6 +34,14 @@ let scheduled = false;
  */
 let afterFlush = false;
 
+/**
+ * Called by work that settles many requests at once from the check phase (a group commit at
+ * setImmediate): the responses it releases leave at the next tick rather than a turn later.
+ */
+export function batchSettled(): void {
+  afterFlush = true;
+}
+
 /** Called as each request starts: responses ending from here on wait for the end of this turn's batch. */
 export function requestStarted(): void {
   afterFlush = false;

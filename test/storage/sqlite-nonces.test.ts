@@ -50,21 +50,40 @@ describe('SqliteNonces', () => {
     assert.deepEqual(nonces.consume([req('a', T0 + 2 * MIN)], T0 + MIN - 1), [false]);
   });
 
-  it('appends a large batch in multi-row statements, in order, and another connection sees every row', async () => {
+  it('packs a batch into one log row that another connection reads back exactly, key by key', async () => {
     const a = new SqliteNonces(await connect());
     const keys = Array.from({ length: 150 }, (_, i) => `big-${i}`);
-    // 150 fresh keys with replays of the first three mixed in: 64 + 64 + 22 rows appended.
-    const batch = [...keys.map((k) => req(k, T0 + MIN)), req('big-0', T0 + MIN), req('big-1', T0 + MIN), req('big-2', T0 + MIN)];
-    const answers = a.consume(batch, T0);
-    assert.deepEqual(answers, [...keys.map(() => true), false, false, false]);
+    // 150 fresh keys with replays of the first three mixed in; a key with a tab; one that expires sooner.
+    const batch = [...keys.map((k) => req(k, T0 + MIN)), req('big-0', T0 + MIN), req('big-1', T0 + MIN), req('big-2', T0 + MIN), req('tab\tkey', T0 + MIN), req('short', T0 + 10)];
+    assert.deepEqual(a.consume(batch, T0), [...keys.map(() => true), false, false, false, true, true]);
     const db = open[0]!;
-    assert.equal(logRows(db), 150);
-    const order = (db.prepare('SELECT key FROM nonce_log ORDER BY id').all() as { key: string }[]).map((r) => r.key);
-    assert.deepEqual(order, keys);
+    assert.equal(logRows(db), 1, 'one row for the whole batch');
+    assert.equal(overflowRows(db), 0);
     const b = new SqliteNonces(await connect());
-    assert.deepEqual(b.consume([req('big-149', T0 + MIN), req('big-75', T0 + MIN), req('fresh', T0 + MIN)], T0 + 1), [false, false, true]);
-    // a read b's append: its tail read starts after its own last row.
-    assert.deepEqual(a.consume([req('fresh', T0 + MIN)], T0 + 2), [false]);
+    // Read back key by key with each key's own expiry: 'short' expired at T0 + 10, the rest did not.
+    assert.deepEqual(
+      b.consume([req('big-149', T0 + MIN), req('big-75', T0 + MIN), req('tab\tkey', T0 + MIN), req('short', T0 + MIN), req('fresh', T0 + MIN)], T0 + 20),
+      [false, false, false, true, true],
+    );
+    // a reads b's row before deciding.
+    assert.deepEqual(a.consume([req('fresh', T0 + MIN), req('short', T0 + MIN)], T0 + 21), [false, false]);
+  });
+
+  it('keeps a key with a newline out of the packed rows, in the key-ordered table, still exact', async () => {
+    const a = new SqliteNonces(await connect());
+    assert.deepEqual(a.consume([req('line\nbreak', T0 + MIN), req('plain', T0 + MIN), req('line\nbreak', T0 + MIN)], T0), [true, true, false]);
+    const db = open[0]!;
+    assert.equal(overflowRows(db), 1);
+    assert.equal(logRows(db), 1);
+    const b = new SqliteNonces(await connect());
+    assert.deepEqual(b.consume([req('line\nbreak', T0 + MIN), req('plain', T0 + MIN), req('line', T0 + MIN), req('break', T0 + MIN)], T0 + 1), [false, false, true, true]);
+  });
+
+  it('still reads single-key rows written before rows were packed', async () => {
+    const db = await connect();
+    db.prepare('INSERT INTO nonce_log (key, expires_at) VALUES (?, ?), (?, ?)').run('legacy', T0 + MIN, 'legacy-gone', T0 + 5);
+    const nonces = new SqliteNonces(db);
+    assert.deepEqual(nonces.consume([req('legacy', T0 + MIN), req('legacy-gone', T0 + MIN)], T0 + 10), [false, true]);
   });
 
   it('reads the log back after a restart and refuses what it recorded', async () => {
@@ -92,7 +111,7 @@ describe('SqliteNonces', () => {
     const expiry = (k: string) => (k < 'd' ? T0 + MIN : T0 + 5 * MIN);
     assert.deepEqual(nonces.consume(keys.map((k) => req(k, expiry(k))), T0), [true, true, true, true, true, true]);
     assert.equal(nonces.size, 3);
-    assert.equal(logRows(db), 3);
+    assert.equal(logRows(db), 1, 'the three in memory, packed in one row');
     assert.equal(overflowRows(db), 3);
     assert.deepEqual(nonces.consume(keys.map((k) => req(k, expiry(k))), T0 + 1), [false, false, false, false, false, false]);
     // Once the memory entries expire there is room again, but the overflowed keys stay refused.
@@ -108,7 +127,7 @@ describe('SqliteNonces', () => {
     const nonces = new SqliteNonces(db);
     nonces.consume(Array.from({ length: 100 }, (_, i) => req(`old${i}`, T0 + 1000)), T0);
     nonces.consume([req('young', T0 + 10 * MIN)], T0 + 1);
-    assert.equal(logRows(db), 101);
+    assert.equal(logRows(db), 2, 'one packed row per batch');
     // A later batch, past the sweep interval and the old rows' expiry, deletes them.
     nonces.consume([req('next', T0 + 10 * MIN)], T0 + 5000);
     assert.equal(logRows(db), 2);

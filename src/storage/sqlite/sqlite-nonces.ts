@@ -27,8 +27,14 @@ export const DEFAULT_NONCE_MEMORY_LIMIT = 1_000_000;
 /** The disk sweep runs at most this often, and looks at least this many log rows each time. */
 const SWEEP_INTERVAL_MS = 1000;
 const SWEEP_MIN_ROWS = 10_000;
-/** Rows per multi-row INSERT (2 bound values each, far below SQLite's limit on variables). */
-const APPEND_ROWS = 64;
+/**
+ * A batch's fresh nonces go into one log row: its `key` is this marker followed by one
+ * `<key>\t<expiry ms>` entry per nonce, separated by newlines (the expiry follows the last tab, so
+ * keys may hold tabs); its `expires_at` is the latest expiry, which is what the sweep looks at. A
+ * row per nonce cost a statement run and a B-tree insert each, more than the rest of the decision.
+ * Keys that contain a newline are never packed; they go to the key-ordered `nonces` table.
+ */
+const PACKED = '\n';
 /** The key-ordered overflow table is pruned at most this often. */
 const OVERFLOW_PRUNE_INTERVAL_MS = 60_000;
 
@@ -55,11 +61,8 @@ export class SqliteNonces {
   private readonly st: Record<'tail' | 'append' | 'sweep' | 'overflowAny' | 'overflowLive' | 'overflowUpsert' | 'overflowPrune', Statement>;
   private readonly decideTx: (batch: readonly NonceRequest[], now: number, added: string[]) => boolean[];
 
-  /** Multi-row appends by row count, prepared on first use. */
-  private readonly appendMany = new Map<number, Statement>();
-
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly memoryLimit = DEFAULT_NONCE_MEMORY_LIMIT,
   ) {
     this.st = {
@@ -115,7 +118,8 @@ export class SqliteNonces {
     }
     const overflow = (this.st.overflowAny.get() as { any: number }).any === 1;
     const fresh = new Array<boolean>(batch.length);
-    const appends: (string | number)[] = [];
+    let packed = PACKED;
+    let latest = 0;
     for (let i = 0; i < batch.length; i++) {
       const { key, expiresAtMs } = batch[i]!;
       const expires = this.live.get(key);
@@ -123,42 +127,19 @@ export class SqliteNonces {
         fresh[i] = false;
       } else if (overflow && this.st.overflowLive.get(key, now) !== undefined) {
         fresh[i] = false;
-      } else if (this.live.size < this.memoryLimit) {
+      } else if (this.live.size < this.memoryLimit && key.indexOf('\n') === -1) {
         this.remember(key, expiresAtMs - this.epoch);
         added.push(key);
-        appends.push(key, expiresAtMs);
+        packed += (packed.length === 1 ? '' : '\n') + key + '\t' + expiresAtMs;
+        if (expiresAtMs > latest) latest = expiresAtMs;
         fresh[i] = true;
       } else {
+        // Past the memory limit, or a key that cannot be packed: the key-ordered table decides.
         fresh[i] = this.st.overflowUpsert.run(key, expiresAtMs, now).changes > 0;
       }
     }
-    this.appendAll(appends);
+    if (packed.length > 1) this.seenId = Number(this.st.append.run(packed, latest).lastInsertRowid);
     return fresh;
-  }
-
-  /**
-   * Appends (key, expiry) pairs in order, up to APPEND_ROWS per statement: one statement run per
-   * row cost more than the row itself (binding, stepping and resetting cross into the native module
-   * each time).
-   */
-  private appendAll(values: readonly (string | number)[]): void {
-    const rows = values.length / 2;
-    for (let from = 0; from < rows; from += APPEND_ROWS) {
-      const count = Math.min(APPEND_ROWS, rows - from);
-      const statement = count === 1 ? this.st.append : this.appendStatement(count);
-      const result = count === 1 ? statement.run(values[2 * from], values[2 * from + 1]) : statement.run(values.slice(2 * from, 2 * (from + count)));
-      // Rows of one INSERT get increasing ids; the last is the highest this connection wrote.
-      this.seenId = Number(result.lastInsertRowid);
-    }
-  }
-
-  private appendStatement(rows: number): Statement {
-    let statement = this.appendMany.get(rows);
-    if (statement === undefined) {
-      statement = this.db.prepare(`INSERT INTO nonce_log (key, expires_at) VALUES ${new Array<string>(rows).fill('(?, ?)').join(', ')}`);
-      this.appendMany.set(rows, statement);
-    }
-    return statement;
   }
 
   /** Takes in rows other connections appended (all rows, on the first call): they are nonces seen. */
@@ -166,12 +147,25 @@ export class SqliteNonces {
     const rows = this.st.tail.all(this.seenId) as LogRow[];
     if (rows.length === 0) return;
     for (const row of rows) {
-      const expires = row.expires_at - this.epoch;
-      if (expires <= nowRel) continue;
-      if (this.live.size < this.memoryLimit || this.live.has(row.key)) this.remember(row.key, expires);
-      else this.st.overflowUpsert.run(row.key, row.expires_at, now);
+      if (row.expires_at - this.epoch <= nowRel) continue;
+      if (!row.key.startsWith(PACKED)) {
+        // A single-key row (written before rows were packed).
+        this.takeIn(row.key, row.expires_at, now);
+        continue;
+      }
+      for (const entry of row.key.slice(PACKED.length).split('\n')) {
+        const tab = entry.lastIndexOf('\t');
+        const expiresAtMs = Number(entry.slice(tab + 1));
+        if (expiresAtMs - this.epoch > nowRel) this.takeIn(entry.slice(0, tab), expiresAtMs, now);
+      }
     }
     this.seenId = rows[rows.length - 1]!.id;
+  }
+
+  /** A live nonce another connection (or an earlier run) recorded: into memory, or the table past the limit. */
+  private takeIn(key: string, expiresAtMs: number, now: number): void {
+    if (this.live.size < this.memoryLimit || this.live.has(key)) this.remember(key, expiresAtMs - this.epoch);
+    else this.st.overflowUpsert.run(key, expiresAtMs, now);
   }
 
   private remember(key: string, expires: number): void {
