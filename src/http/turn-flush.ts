@@ -27,24 +27,24 @@ const realUncork = Writable.prototype.uncork;
 const queue: DeferringSocket[] = [];
 let scheduled = false;
 /**
- * True from a flush until the next request arrives. Responses that end then were released by
- * work of the check phase or later (a group commit at setImmediate, a timer), not by requests
- * read in a poll phase: waiting for another setImmediate would hold them for a whole extra turn,
- * so they leave as soon as the current callback and its microtasks are done (nextTick).
+ * True from a flush until the next request arrives. The flush of a turn is scheduled by its first
+ * request, so it runs ahead of the check-phase work that request sets off (a group commit at
+ * setImmediate, say). Responses that end after it were released by such work or by a timer, not by
+ * requests read in the poll phase: waiting for another setImmediate would hold them a whole extra
+ * turn, so they leave as soon as the current callback and its microtasks are done (nextTick).
  */
 let afterFlush = false;
 
 /**
- * Called by work that settles many requests at once from the check phase (a group commit at
- * setImmediate): the responses it releases leave at the next tick rather than a turn later.
+ * Called as each request starts: responses ending from here on wait for the end of this turn's
+ * batch, whose flush is scheduled now (before anything the request itself schedules).
  */
-export function batchSettled(): void {
-  afterFlush = true;
-}
-
-/** Called as each request starts: responses ending from here on wait for the end of this turn's batch. */
 export function requestStarted(): void {
   afterFlush = false;
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(flush);
+  }
 }
 
 function flush(): void {

@@ -116,4 +116,26 @@ describe('flushPerTurn', () => {
       await new Promise((r) => server.close(r));
     }
   });
+
+  it('writes a response ended by check-phase work after the turn\'s flush at the next tick, not a turn later', async () => {
+    const app = createApp();
+    let corkedAfterTick = -1;
+    app.get('/', (req: Request, res: Response) => {
+      // Like a group commit: work the request schedules for the end of the turn settles it.
+      setImmediate(() => {
+        res.send('late');
+        process.nextTick(() => (corkedAfterTick = req.socket.writableCorked));
+      });
+    });
+    const server = app.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      assert.equal(await res.text(), 'late');
+      assert.equal(corkedAfterTick, 0, 'uncorked by the tick after the response ended');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
 });

@@ -17,7 +17,6 @@ import { toArticle, toClient, toToken, toUser } from './sqlite-rows.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { DEFAULT_NONCE_MEMORY_LIMIT, SqliteNonces } from './sqlite-nonces.js';
 import { HttpError } from '../../errors/http-error.js';
-import { batchSettled } from '../../http/turn-flush.js';
 
 export interface SqliteStoreOptions {
   /** How long a writer waits for another process's lock before failing, in ms. Default 5000. */
@@ -288,7 +287,6 @@ export class SqliteStore implements Store {
       return;
     }
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(fresh[i]!);
-    batchSettled();
   }
 
   /**
