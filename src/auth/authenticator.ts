@@ -87,22 +87,19 @@ export class Authenticator {
 
   /** Middleware: authenticates (anonymous allowed) and passes errors to the error chain. */
   middleware(): (req: Request, res: Response, next: NextFunction) => void {
-    return (req, _res, next) => {
-      let result: Caller | undefined | Promise<Caller | undefined>;
-      try {
-        result = this.resolve(req);
-      } catch (err) {
-        next(err);
-        return;
-      }
-      if (isThenable(result)) result.then(() => next(), next);
-      else next();
-    };
+    return this.gate(() => undefined);
   }
 
   /** Middleware: like `middleware()`, but an anonymous request is refused with 401 and every challenge. */
   required(): (req: Request, res: Response, next: NextFunction) => void {
-    const decide = (caller: Caller | undefined): unknown => (caller === undefined ? this.unauthorized() : undefined);
+    return this.gate((caller) => (caller === undefined ? this.unauthorized() : undefined));
+  }
+
+  /**
+   * A middleware that resolves the caller and calls `next` with what `decide` makes of it, or with
+   * the refusal; synchronously when the scheme answered without a promise.
+   */
+  private gate(decide: (caller: Caller | undefined) => unknown): (req: Request, res: Response, next: NextFunction) => void {
     return (req, _res, next) => {
       let result: Caller | undefined | Promise<Caller | undefined>;
       try {

@@ -29,7 +29,7 @@ export interface AccessJwtClaims {
   roles?: string[];
 }
 
-type VerifiedClaims = JWTPayload & { client_id: string; scope: string; sub: string; roles?: unknown };
+export type VerifiedClaims = JWTPayload & { client_id: string; scope: string; sub: string; roles?: unknown };
 
 /**
  * Signs and verifies RFC 9068 access tokens with one asymmetric key.

@@ -54,7 +54,6 @@ export class Request extends IncomingMessage {
     initRequest(this);
   }
 
-  /** The query string parsed with qs-style nesting; parsed on first use and cached per URL. */
   /**
    * node's HTTP parser hands every body chunk to `push`, then null at the end. With a sink installed
    * (http/body, when nothing is buffered or listening yet) the chunks go to it directly instead of
@@ -126,6 +125,7 @@ export class Request extends IncomingMessage {
     this.resume();
   }
 
+  /** The query string parsed with qs-style nesting; parsed on first use and cached per URL. */
   get query(): ParsedQuery {
     const url = this.url ?? '';
     if (this._query !== undefined && this._queryFor === url) return this._query;
