@@ -13,7 +13,7 @@ import { killServers } from './lib/server.mjs';
 import { killWrk, writeScript } from './lib/wrk.mjs';
 
 /**
- * @typedef {{ headers?: Record<string, string> | (() => Record<string, string>), script?: (phase: 'warmup' | 'window', seconds: number, o: { threads: number }) => string | Promise<string> }} Prepared
+ * @typedef {{ headers?: Record<string, string> | (() => Record<string, string>), script?: (phase: 'warmup' | 'window', seconds: number, o: { threads: number, rate?: number }) => string | Promise<string> }} Prepared
  * @typedef {(ctx: { port: number, server: string, request: RequestDef }) => Promise<Prepared | void>} Prepare
  * @typedef {{ name: string, cmd: string, args?: string[], env?: Record<string, string>, cwd?: string, prepare?: Prepare }} ServerDef
  * @typedef {{ status?: number, body?: string, json?: unknown, headers?: Record<string, string> }} Expect

@@ -34,16 +34,16 @@ async function check(port, req) {
 /**
  * The request as this run sends it. A `prepare({ port, server, request })` hook of the server (else of the
  * request), optional, runs once per fresh server before the sanity check: it may warm a cache and check it
- * hits, fetch a token (→ `headers`), or supply `script(phase, seconds, { threads })` giving a wrk script per
- * window (e.g. a feed of signed requests, each nonce used once). A hook that throws fails the run.
+ * hits, fetch a token (→ `headers`), or supply `script(phase, seconds, { threads, rate })` giving a wrk script per
+ * window (e.g. a feed of signed requests, each nonce used once; `rate`: the warm-up's req/s, for the window). A hook that throws fails the run.
  */
 async function prepared(req, srv, server, cfg) {
   const hook = server.prepare ?? req.prepare;
   const run = hook ? (await hook({ port: srv.port, server: server.name, request: req })) ?? {} : {};
   const live = run.headers ? { ...req, headers: run.headers } : req;
   let fixed;
-  const script = async (phase, seconds) => {
-    if (run.script) return run.script(phase, seconds, { threads: cfg.threads });
+  const script = async (phase, seconds, rate) => {
+    if (run.script) return run.script(phase, seconds, { threads: cfg.threads, rate });
     if (!run.headers) return cfg.scripts.get(req.name);
     fixed ??= writeScript({ ...live, headers: typeof live.headers === 'function' ? live.headers() : live.headers }, 'run');
     return fixed;
@@ -81,8 +81,9 @@ export async function measure(server, req, round, cfg) {
     const url = `http://127.0.0.1:${srv.port}${req.path}`;
     const wrk = { url, connections: cfg.connections, threads: cfg.threads };
     const wrkCpu = cfg.pinned ? cfg.wrkCpu : undefined;
-    if (cfg.warmup > 0) await runWrk({ ...wrk, script: await script('warmup', cfg.warmup), duration: cfg.warmup, cpu: wrkCpu });
-    const windowScript = await script('window', cfg.duration);
+    const warm = cfg.warmup > 0 ? await runWrk({ ...wrk, script: await script('warmup', cfg.warmup), duration: cfg.warmup, cpu: wrkCpu }) : undefined;
+    // The warm-up's rate sizes per-window feeds: a feed far larger than the window needs only fills memory.
+    const windowScript = await script('window', cfg.duration, warm?.rps);
 
     const t0 = process.hrtime.bigint();
     // The server's whole process tree: a script that starts varnishd is charged for varnishd's CPU too.
