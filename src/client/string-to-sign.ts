@@ -16,6 +16,19 @@ export interface StringToSignParts {
   contentDigest?: string;
 }
 
+// Signed requests carry the current second, so under load most repeat the Date the previous one had:
+// its compact form is remembered (one entry, no growth) instead of running the replace every time.
+let lastDate = '';
+let lastCompact = '';
+
+function dateWithoutSpaces(date: string): string {
+  if (date !== lastDate) {
+    lastCompact = date.replace(/ /g, '');
+    lastDate = date;
+  }
+  return lastCompact;
+}
+
 /**
  * Builds the string-to-sign:
  * - minimal form: `METHOD + "+" + target`
@@ -28,7 +41,7 @@ export function formatStringToSign(parts: StringToSignParts): string {
   let s = parts.method + '+' + parts.target;
   if (parts.date !== undefined || parts.nonce !== undefined) {
     if (parts.date === undefined || parts.nonce === undefined) throw new TypeError('formatStringToSign: date and nonce go together');
-    s += '+' + parts.date.replace(/ /g, '') + '+' + parts.nonce;
+    s += '+' + dateWithoutSpaces(parts.date) + '+' + parts.nonce;
   }
   if (parts.contentDigest !== undefined) s += '+' + parts.contentDigest;
   return s;

@@ -14,6 +14,14 @@ describe('formatStringToSign', () => {
       'POST+/a+Sun,06Nov199408:49:37GMT+' + 'n'.repeat(16),
     );
   });
+  it('follows each Date, also when one repeats and then changes (the compact form is remembered)', () => {
+    const nonce = 'n'.repeat(16);
+    const build = (date: string) => formatStringToSign({ method: 'GET', target: '/', date, nonce });
+    assert.equal(build('Sun, 06 Nov 1994 08:49:37 GMT'), `GET+/+Sun,06Nov199408:49:37GMT+${nonce}`);
+    assert.equal(build('Sun, 06 Nov 1994 08:49:37 GMT'), `GET+/+Sun,06Nov199408:49:37GMT+${nonce}`);
+    assert.equal(build('Sun, 06 Nov 1994 08:49:38 GMT'), `GET+/+Sun,06Nov199408:49:38GMT+${nonce}`);
+    assert.equal(build('Sun, 06 Nov 1994 08:49:37 GMT'), `GET+/+Sun,06Nov199408:49:37GMT+${nonce}`);
+  });
   it('appends the Content-Digest field value', () => {
     assert.equal(formatStringToSign({ method: 'PUT', target: '/a', contentDigest: 'sha-256=:AA==:' }), 'PUT+/a+sha-256=:AA==:');
   });
