@@ -268,34 +268,53 @@ export class HmacScheme implements AuthScheme {
     if (!ok || user === undefined || user.hmacSecret == null) throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs));
 
     if (digests === undefined && cred.nonce === undefined) return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
+    // The usual replay-protected request has no body to wait for: straight to the nonce store.
+    if (digests === undefined) return this.spendNonce(cred, stringToSign, dateHeader, dateMs!, now, user);
     return this.verifyBodyAndNonce(req, cred, stringToSign, dateHeader, dateMs, digests, now, user);
   }
 
-  /** Steps 5 and 6, which wait: the body for its Content-Digest, the nonce store. */
+  /** Step 5, body integrity, which waits for the body; then step 6 when the request carries a nonce. */
   private async verifyBodyAndNonce(
     req: Request, cred: ParsedHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number | undefined,
-    digests: ParsedDigest[] | undefined, now: number, user: User,
+    digests: ParsedDigest[], now: number, user: User,
   ): Promise<Caller> {
-    // 5. Body integrity (only for authenticated requests, so strangers cannot make us read bodies).
-    if (digests !== undefined) checkContentDigest(digests, await this.o.readBody(req, { limit: this.o.bodyLimit }));
-
-    // 6. Only now spend the nonce: a forged request must not burn a legitimate client's nonce.
-    if (cred.nonce !== undefined && dateMs !== undefined) {
-      // Remember the nonce for as long as its Date stays acceptable; after that the Date check refuses it.
-      const ttl = Math.max(1000, dateMs + this.o.clockSkewMs - now + 1000);
-      let fresh: boolean;
-      try {
-        fresh = await this.o.nonces.consume(`hmac:${user.name}:${cred.nonce}`, ttl);
-      } catch (err) {
-        throw new HttpError(503, 'Replay protection is unavailable', {
-          code: 'ROA_ERR_NONCE_STORE_UNAVAILABLE',
-          headers: { 'Retry-After': '5' },
-          expose: true,
-          cause: err,
-        });
-      }
-      if (!fresh) throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs), 'Nonce already used');
-    }
+    // Only for authenticated requests, so strangers cannot make us read bodies.
+    checkContentDigest(digests, await this.o.readBody(req, { limit: this.o.bodyLimit }));
+    if (cred.nonce !== undefined && dateMs !== undefined) return this.spendNonce(cred, stringToSign, dateHeader, dateMs, now, user);
     return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
   }
+
+  /**
+   * Step 6: only now spend the nonce, so a forged request never burns a legitimate client's nonce.
+   * A plain promise chain, not an async function: this runs for every replay-protected request.
+   */
+  private spendNonce(cred: ParsedHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number, now: number, user: User): Promise<Caller> {
+    // Remember the nonce for as long as its Date stays acceptable; after that the Date check refuses it.
+    const ttl = Math.max(1000, dateMs + this.o.clockSkewMs - now + 1000);
+    let consumed: Promise<boolean>;
+    try {
+      consumed = this.o.nonces.consume(`hmac:${user.name}:${cred.nonce}`, ttl);
+    } catch (err) {
+      return Promise.reject(nonceStoreUnavailable(err));
+    }
+    return consumed.then(
+      (fresh) => {
+        if (!fresh) throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs), 'Nonce already used');
+        return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
+      },
+      (err: unknown) => {
+        throw nonceStoreUnavailable(err);
+      },
+    );
+  }
+}
+
+/** The store could not answer: fail closed (503), never accept. */
+function nonceStoreUnavailable(cause: unknown): HttpError {
+  return new HttpError(503, 'Replay protection is unavailable', {
+    code: 'ROA_ERR_NONCE_STORE_UNAVAILABLE',
+    headers: { 'Retry-After': '5' },
+    expose: true,
+    cause,
+  });
 }

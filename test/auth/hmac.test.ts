@@ -218,6 +218,17 @@ describe('HmacScheme with a failing nonce store', () => {
       await s.srv.close();
     }
   });
+  it('fails closed with 503 when a store throws instead of rejecting', async () => {
+    const throwing = { consume: (): Promise<boolean> => { throw new Error('store bug'); } };
+    const s = await setup({ nonces: throwing });
+    try {
+      const r = await call(s, {});
+      assert.equal(r.status, 503);
+      assert.equal(r.headers.get('retry-after'), '5');
+    } finally {
+      await s.srv.close();
+    }
+  });
   it('fails closed when a memory store is full of live nonces', async () => {
     const s = await setup({ nonces: new MemoryNonceStore({ maxEntries: 1 }) });
     try {
