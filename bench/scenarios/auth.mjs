@@ -19,11 +19,13 @@ const ownRedis = !process.env.BENCH_REDIS_URL && haveRedisServer() ? await start
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? ownRedis?.url ?? 'redis://127.0.0.1:6379';
 const redisPids = () => (ownRedis ? [ownRedis.pid] : pidsNamed('redis-server'));
 /**
- * Signed requests per second of window a feed holds: 2.5× the warm-up's rate when known, else BENCH_FEED_RATE
+ * Signed requests per second of window a feed holds: 2.5× the warm-up's rate when known (at least half of
+ * BENCH_FEED_RATE), else BENCH_FEED_RATE
  * (default 80,000/s). Past the end the feed wraps and replays show as non-2xx (401), which flags the run.
  */
 const FEED_RATE = Number(process.env.BENCH_FEED_RATE ?? 80_000);
-const feedSize = (seconds, rate) => Math.ceil(seconds * (rate > 0 ? 2.5 * rate : FEED_RATE)) + 1000;
+// Never under half the default rate: a warm-up starved by a noisy neighbour must not leave the window a short feed.
+const feedSize = (seconds, rate) => Math.ceil(seconds * (rate > 0 ? Math.max(2.5 * rate, FEED_RATE / 2) : FEED_RATE)) + 1000;
 
 const sign = (request, extra = {}) => signRequest({ method: request.method, target: request.path, user: EDITOR.name, secret: HMAC_SECRET, ...extra });
 
@@ -78,7 +80,7 @@ export default {
     `GET /article/1 on the roa service (SQLite file store, gateway off) per authentication scheme, relative to anonymous. ` +
     `anonymous-fed (a control, not a scheme): anonymous GETs sent like the HMAC nonce feeds, each distinct and as long. ` +
     `Basic: the editor, verification cached after the first request. HMAC minimal: one replayable header. HMAC nonce: ` +
-    `Date + a fresh nonce per request, precomputed (2.5× the warm-up's rate, or ${FEED_RATE.toLocaleString('en-US')}/s, of window; only the part that differs is kept in wrk's memory) and sent once each by wrk; nonces ` +
+    `Date + a fresh nonce per request, precomputed (2.5× the warm-up's rate, at least ${(FEED_RATE / 2).toLocaleString('en-US')}/s, or ${FEED_RATE.toLocaleString('en-US')}/s, of window; only the part that differs is kept in wrk's memory) and sent once each by wrk; nonces ` +
     `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
   subject: 'anonymous',
   baseline: 'anonymous',
