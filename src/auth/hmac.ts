@@ -267,10 +267,10 @@ export class HmacScheme implements AuthScheme {
     const ok = this.o.safeEqual(cred.digest, expected);
     if (!ok || user === undefined || user.hmacSecret == null) throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs));
 
-    if (digests === undefined && cred.nonce === undefined) return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
+    if (digests !== undefined) return this.verifyBodyAndNonce(req, cred, stringToSign, dateHeader, dateMs, digests, now, user);
+    if (cred.nonce === undefined || dateMs === undefined) return callerOf(user);
     // The usual replay-protected request has no body to wait for: straight to the nonce store.
-    if (digests === undefined) return this.spendNonce(cred, stringToSign, dateHeader, dateMs!, now, user);
-    return this.verifyBodyAndNonce(req, cred, stringToSign, dateHeader, dateMs, digests, now, user);
+    return this.spendNonce(cred, stringToSign, dateHeader, dateMs, now, user);
   }
 
   /** Step 5, body integrity, which waits for the body; then step 6 when the request carries a nonce. */
@@ -281,7 +281,7 @@ export class HmacScheme implements AuthScheme {
     // Only for authenticated requests, so strangers cannot make us read bodies.
     checkContentDigest(digests, await this.o.readBody(req, { limit: this.o.bodyLimit }));
     if (cred.nonce !== undefined && dateMs !== undefined) return this.spendNonce(cred, stringToSign, dateHeader, dateMs, now, user);
-    return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
+    return callerOf(user);
   }
 
   /**
@@ -300,13 +300,18 @@ export class HmacScheme implements AuthScheme {
     return consumed.then(
       (fresh) => {
         if (!fresh) throw invalidCredentials(this.challenge(), this.diagnostics(stringToSign, dateHeader, now, dateMs), 'Nonce already used');
-        return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
+        return callerOf(user);
       },
       (err: unknown) => {
         throw nonceStoreUnavailable(err);
       },
     );
   }
+}
+
+/** The caller a verified hmac request acts as. */
+function callerOf(user: User): Caller {
+  return { name: user.name, role: user.role, scopes: null, scheme: 'hmac' };
 }
 
 /** The store could not answer: fail closed (503), never accept. */
