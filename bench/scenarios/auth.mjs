@@ -32,13 +32,21 @@ const sign = (request, extra = {}) => signRequest({ method: request.method, targ
 /** Fixed headers for the whole run. */
 const fixed = (headers) => async () => ({ headers });
 
-/** A fresh nonce per request: a signed header for the sanity check, and a signed feed per wrk window. */
-async function nonceFeed({ port, server, request }) {
+/**
+ * Headers made fresh per request by `headers()`: one set for the sanity check, and a feed per wrk window in
+ * which every request has its own.
+ */
+function feedOf({ port, server, request }, headers) {
   return {
-    headers: () => sign(request),
+    headers,
     script: (phase, seconds, { threads, rate }) =>
-      writeRequestFeed(`${server}-${phase}`, feedSize(seconds, rate), () => rawRequest(request.method, request.path, port, sign(request)), threads),
+      writeRequestFeed(`${server}-${phase}`, feedSize(seconds, rate), () => rawRequest(request.method, request.path, port, headers()), threads),
   };
+}
+
+/** A fresh nonce per request. */
+async function nonceFeed(ctx) {
+  return feedOf(ctx, () => sign(ctx.request));
 }
 
 /**
@@ -46,16 +54,11 @@ async function nonceFeed({ port, server, request }) {
  * long as a signed one (the signed header's values under names the server ignores). It measures what the
  * feed itself costs, apart from any scheme.
  */
-async function anonymousFeed({ port, request }) {
-  const unsigned = () => {
-    const h = sign(request);
+async function anonymousFeed(ctx) {
+  return feedOf(ctx, () => {
+    const h = sign(ctx.request);
     return { 'X-Authentication': h.Authentication, 'X-Date': h.Date };
-  };
-  return {
-    headers: unsigned,
-    script: (phase, seconds, { threads, rate }) =>
-      writeRequestFeed(`anonymous-fed-${phase}`, feedSize(seconds, rate), () => rawRequest(request.method, request.path, port, unsigned()), threads),
-  };
+  });
 }
 
 /** An access token from POST /oauth/token (client_credentials, client_secret_basic). */
