@@ -41,12 +41,17 @@ interface Pending {
 }
 
 /**
- * A turn's commands go out together at its end, but never more than this many at once: with all of a
- * turn's commands held back, the service sat idle for a Redis round trip after every turn (measured:
- * 86–89% of a core busy); sending every dozen lets replies come back while the turn is still working
- * (94–96% busy, ~10% more requests per second).
+ * A turn's commands go out together in one write at its end (setImmediate, after the turn's
+ * responses), at most this many per write so one huge turn does not build one huge string.
+ *
+ * Why not sooner: on a loaded service every write to Redis is a syscall that also runs the loopback
+ * delivery and wakes redis-server, costing tens of microseconds in a VM. An earlier version sent
+ * every dozen commands, to let replies come back while the turn was still working; on the
+ * 2026-11-22 guest that measured worse than one write per turn (turns held ~24 nonces under load:
+ * writes per request went 0.10 → 0.042; the service's CPU per request was lower in four of five
+ * interleaved A/B runs, redis-server's in all five; bench/RESULTS.md has the figures).
  */
-const FLUSH_EVERY = 12;
+const MAX_BATCH = 128;
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2000;
 const CRLF = '\r\n';
@@ -103,7 +108,7 @@ export class RespPipeline {
     return new Promise<RespReply>((resolve, reject) => {
       this.pending.push({ resolve, reject, at: Date.now() });
       this.outgoing += encoded;
-      if (++this.outgoingCount >= FLUSH_EVERY) this.flush();
+      if (++this.outgoingCount >= MAX_BATCH) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(this.flushAtTurnEnd);
