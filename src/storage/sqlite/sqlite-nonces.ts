@@ -11,17 +11,19 @@
  * lock), reads the rows other connections appended since its last look, and only then decides. The
  * log survives restarts: a new connection reads it back before its first decision.
  *
- * Memory is bounded (`memoryLimit` live nonces); past it, nonces go to the key-ordered `nonces`
- * table instead, slower but exact, and every decision also consults that table while it has rows.
+ * Memory is bounded (`memoryLimit` nonces, 16 bytes each in `nonce-fingerprints`); past it, nonces
+ * go to the key-ordered `nonces` table instead, slower but exact, and every decision also consults
+ * that table while it has rows.
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { NonceFingerprints } from './nonce-fingerprints.js';
 
 export interface NonceRequest {
   key: string;
   expiresAtMs: number;
 }
 
-/** Default for `memoryLimit`: about 100 MB of keys at 60-character keys. */
+/** Default for `memoryLimit`: at most 32 MiB of fingerprints. */
 export const DEFAULT_NONCE_MEMORY_LIMIT = 1_000_000;
 
 /** The disk sweep runs at most this often, and looks at least this many log rows each time. */
@@ -45,13 +47,10 @@ interface LogRow {
 }
 
 export class SqliteNonces {
-  /** Live keys → expiry in ms after `epoch`. */
-  private readonly live = new Map<string, number>();
-  /** Expiry second (after `epoch`) → keys that expire in it, for pruning `live` without a scan. */
-  private readonly byExpiry = new Map<number, string[]>();
-  /** Times are counted from here so they stay small integers (no heap number per entry). */
-  private readonly epoch = Date.now();
-  private prunedThrough = -Infinity;
+  /** Live nonces, as fingerprints: "seen before?" is answered here. */
+  private readonly live: NonceFingerprints;
+  /** The clock of the latest decision, for `size`. */
+  private lastNow = 0;
   /** Highest log id this connection has read or written. */
   private seenId = 0;
   private sweepFrom = 0;
@@ -63,8 +62,9 @@ export class SqliteNonces {
 
   constructor(
     db: Db,
-    private readonly memoryLimit = DEFAULT_NONCE_MEMORY_LIMIT,
+    memoryLimit = DEFAULT_NONCE_MEMORY_LIMIT,
   ) {
+    this.live = new NonceFingerprints(memoryLimit);
     this.st = {
       tail: db.prepare('SELECT id, key, expires_at FROM nonce_log WHERE id > ? ORDER BY id'),
       append: db.prepare('INSERT INTO nonce_log (key, expires_at) VALUES (?, ?)'),
@@ -95,22 +95,20 @@ export class SqliteNonces {
     } catch (err) {
       // Rolled back: forget what this batch added; read the log from where this batch began again
       // (our appends vanished, so another connection may reuse their ids).
-      for (const key of added) this.live.delete(key);
+      for (const key of added) this.live.forget(key, now);
       this.seenId = seenBefore;
       throw err;
     }
   }
 
-  /** Live nonces held in memory (for tests and diagnostics). */
+  /** Live nonces held in memory at the latest decision's clock (a scan: for tests and diagnostics). */
   get size(): number {
-    return this.live.size;
+    return this.live.liveCount(this.lastNow);
   }
 
   private decideLocked(batch: readonly NonceRequest[], now: number, added: string[]): boolean[] {
-    const nowRel = now - this.epoch;
-    this.readTail(now, nowRel);
-    // Buckets wholly in the past.
-    this.pruneMemory(Math.floor(nowRel / 1000) - 1);
+    this.lastNow = now;
+    this.readTail(now);
     if (now - this.lastSweep >= SWEEP_INTERVAL_MS) this.sweep(now);
     if (now - this.lastOverflowPrune >= OVERFLOW_PRUNE_INTERVAL_MS) {
       this.lastOverflowPrune = now;
@@ -122,13 +120,11 @@ export class SqliteNonces {
     let latest = 0;
     for (let i = 0; i < batch.length; i++) {
       const { key, expiresAtMs } = batch[i]!;
-      const expires = this.live.get(key);
-      if (expires !== undefined && expires > nowRel) {
+      if (this.live.has(key, now)) {
         fresh[i] = false;
       } else if (overflow && this.st.overflowLive.get(key, now) !== undefined) {
         fresh[i] = false;
-      } else if (this.live.size < this.memoryLimit && key.indexOf('\n') === -1) {
-        this.remember(key, expiresAtMs - this.epoch);
+      } else if (key.indexOf('\n') === -1 && this.live.addLast(expiresAtMs, now)) {
         added.push(key);
         packed += (packed.length === 1 ? '' : '\n') + key + '\t' + expiresAtMs;
         if (expiresAtMs > latest) latest = expiresAtMs;
@@ -143,11 +139,11 @@ export class SqliteNonces {
   }
 
   /** Takes in rows other connections appended (all rows, on the first call): they are nonces seen. */
-  private readTail(now: number, nowRel: number): void {
+  private readTail(now: number): void {
     const rows = this.st.tail.all(this.seenId) as LogRow[];
     if (rows.length === 0) return;
     for (const row of rows) {
-      if (row.expires_at - this.epoch <= nowRel) continue;
+      if (row.expires_at <= now) continue;
       if (!row.key.startsWith(PACKED)) {
         // A single-key row (written before rows were packed).
         this.takeIn(row.key, row.expires_at, now);
@@ -156,7 +152,7 @@ export class SqliteNonces {
       for (const entry of row.key.slice(PACKED.length).split('\n')) {
         const tab = entry.lastIndexOf('\t');
         const expiresAtMs = Number(entry.slice(tab + 1));
-        if (expiresAtMs - this.epoch > nowRel) this.takeIn(entry.slice(0, tab), expiresAtMs, now);
+        if (expiresAtMs > now) this.takeIn(entry.slice(0, tab), expiresAtMs, now);
       }
     }
     this.seenId = rows[rows.length - 1]!.id;
@@ -164,42 +160,7 @@ export class SqliteNonces {
 
   /** A live nonce another connection (or an earlier run) recorded: into memory, or the table past the limit. */
   private takeIn(key: string, expiresAtMs: number, now: number): void {
-    if (this.live.size < this.memoryLimit || this.live.has(key)) this.remember(key, expiresAtMs - this.epoch);
-    else this.st.overflowUpsert.run(key, expiresAtMs, now);
-  }
-
-  private remember(key: string, expires: number): void {
-    const previous = this.live.get(key);
-    if (previous !== undefined && previous >= expires) return;
-    this.live.set(key, expires);
-    const sec = Math.floor(expires / 1000);
-    const bucket = this.byExpiry.get(sec);
-    if (bucket === undefined) this.byExpiry.set(sec, [key]);
-    else bucket.push(key);
-  }
-
-  /** Drops the keys of every expiry second up to `throughSec`, visiting one bucket per elapsed second. */
-  private pruneMemory(throughSec: number): void {
-    if (throughSec <= this.prunedThrough) return;
-    if (throughSec - this.prunedThrough > this.byExpiry.size) {
-      // First call, or a long gap: visiting the buckets is cheaper than every elapsed second.
-      for (const [sec, keys] of this.byExpiry) if (sec <= throughSec) this.dropBucket(sec, keys);
-    } else {
-      for (let sec = this.prunedThrough + 1; sec <= throughSec; sec++) {
-        const keys = this.byExpiry.get(sec);
-        if (keys !== undefined) this.dropBucket(sec, keys);
-      }
-    }
-    this.prunedThrough = throughSec;
-  }
-
-  private dropBucket(sec: number, keys: string[]): void {
-    // A key consumed again after expiring sits in a later bucket too: only its current entry counts.
-    for (const key of keys) {
-      const expires = this.live.get(key);
-      if (expires !== undefined && Math.floor(expires / 1000) === sec) this.live.delete(key);
-    }
-    this.byExpiry.delete(sec);
+    if (!this.live.remember(key, expiresAtMs, now)) this.st.overflowUpsert.run(key, expiresAtMs, now);
   }
 
   /**
