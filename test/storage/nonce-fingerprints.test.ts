@@ -72,6 +72,20 @@ describe('NonceFingerprints', () => {
     assert.equal(index.has(`hmac:editor:${(0).toString(36).padStart(22, '_')}`, later), false);
   });
 
+  it('refuses a key whose probe sequence is full (the caller then uses its exact table), and still finds the others', () => {
+    const index = new NonceFingerprints(1_000_000);
+    // Keys that all start probing at slot 0 of the first 1024 slots, found by trying (1 in 1024).
+    const homeOf = (key: string) => (index.has(key, T0), (Reflect.get(index, 'a') as number) & 1023);
+    const crowd: string[] = [];
+    for (let i = 0; crowd.length < 65; i++) if (homeOf(`crowd-${i}`) === 0) crowd.push(`crowd-${i}`);
+    const placed = crowd.map((k) => index.remember(k, T0 + MIN, T0));
+    assert.deepEqual(placed, [...Array<boolean>(64).fill(true), false], 'the 65th would need a 65th probe');
+    for (const k of crowd.slice(0, 64)) assert.equal(index.has(k, T0), true, k);
+    assert.equal(index.has(crowd[64]!, T0), false);
+    // Once the crowd expires, its slots are reused.
+    assert.equal(index.remember(crowd[64]!, T0 + 2 * MIN, T0 + MIN), true);
+  });
+
   it('keys two indexes differently (random seeds), with the same answers', () => {
     const one = new NonceFingerprints(10);
     const two = new NonceFingerprints(10);

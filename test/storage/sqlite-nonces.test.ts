@@ -122,6 +122,23 @@ describe('SqliteNonces', () => {
     assert.equal(other.size, 1);
   });
 
+  it('records a nonce its memory index cannot place in the key-ordered table, still exact', async () => {
+    const db = await connect();
+    const nonces = new SqliteNonces(db);
+    const index = Reflect.get(nonces, 'live') as { has(key: string, now: number): boolean };
+    // 65 keys whose fingerprints all start probing at one slot: the index places 64 (its probe cap).
+    const crowd: string[] = [];
+    for (let i = 0; crowd.length < 65; i++) {
+      index.has(`crowd-${i}`, T0);
+      if (((Reflect.get(index, 'a') as number) & 1023) === 0) crowd.push(`crowd-${i}`);
+    }
+    assert.deepEqual(nonces.consume(crowd.map((k) => req(k, T0 + MIN)), T0), crowd.map(() => true));
+    assert.equal(overflowRows(db), 1);
+    assert.deepEqual(nonces.consume(crowd.map((k) => req(k, T0 + MIN)), T0 + 1), crowd.map(() => false));
+    const other = new SqliteNonces(await connect());
+    assert.deepEqual(other.consume([req(crowd[64]!, T0 + MIN), req(crowd[0]!, T0 + MIN)], T0 + 2), [false, false]);
+  });
+
   it('sweeps expired rows out of the log, never the newest', async () => {
     const db = await connect();
     const nonces = new SqliteNonces(db);
