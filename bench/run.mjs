@@ -42,7 +42,10 @@ const USAGE = `usage: node bench/run.mjs [options]
                        retries switch off after 3 retried runs in a row stay starved (machine busy)
   --wait-quiet S       before each run wait up to S s for the two CPUs to be < 25% busy (default 0: off)
   --write              also replace this scenario's section in bench/RESULTS.md
-  --from a.json,b.json re-render (and merge) saved runs instead of measuring`;
+  --from a.json,b.json re-render (and merge) saved runs instead of measuring
+  --variant N=S:DIR    also run server S of the scenario as N, loading roa from another build's dist
+                       directory DIR (repeatable; an A/B of two builds, interleaved like peers;
+                       not with --write)`;
 
 const { values: opt } = parseArgs({
   options: {
@@ -62,6 +65,7 @@ const { values: opt } = parseArgs({
     'wait-quiet': { type: 'string', default: '0' },
     write: { type: 'boolean', default: false },
     from: { type: 'string' },
+    variant: { type: 'string', multiple: true, default: [] },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -79,6 +83,37 @@ function posInt(name, min = 1) {
   return n;
 }
 const list = (s) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+
+/**
+ * --variant NAME=SERVER:DIR: a copy of the scenario's node server SERVER named NAME whose roa comes from
+ * DIR (another build's dist directory, through ROA_DIST; see lib/roa-dist.mjs). Appended to the peers.
+ * @param {Scenario} scenario
+ */
+function withVariants(scenario, specs) {
+  if (!specs.length) return scenario;
+  if (opt.write) throw new Error('--variant runs are comparisons of builds: they are not written to bench/RESULTS.md');
+  const variants = specs.map((spec) => {
+    const m = /^([\w.-]+)=([\w.-]+):(.+)$/.exec(spec);
+    if (!m) throw new Error(`--variant ${spec}: expected NAME=SERVER:DIST_DIR`);
+    const [, name, base, dir] = m;
+    const server = scenario.servers.find((s) => s.name === base);
+    if (!server) throw new Error(`--variant ${spec}: no server "${base}" in scenario ${scenario.name}`);
+    if (server.cmd !== process.execPath) throw new Error(`--variant ${spec}: "${base}" is not a node server of this repository`);
+    if (scenario.servers.some((s) => s.name === name)) throw new Error(`--variant ${spec}: a server is already named "${name}"`);
+    const dist = path.resolve(dir, 'index.js');
+    try {
+      readFileSync(dist);
+    } catch {
+      throw new Error(`--variant ${spec}: ${dist} not found (build that tree first)`);
+    }
+    return { ...server, name, env: { ...server.env, ROA_DIST: dist } };
+  });
+  return {
+    ...scenario,
+    servers: [...scenario.servers, ...variants],
+    peers: [...(scenario.peers ?? []), ...variants.map((v) => v.name)],
+  };
+}
 
 /** Busy share of both benchmark CPUs over `ms`. */
 async function busyShare(cpus, ms) {
@@ -141,7 +176,7 @@ async function main() {
   if (opt.from) return rerender(list(opt.from));
 
   /** @type {Scenario} */
-  const scenario = (await import(`./scenarios/${opt.scenario}.mjs`)).default;
+  const scenario = withVariants((await import(`./scenarios/${opt.scenario}.mjs`)).default, opt.variant);
   const cfg = {
     rounds: posInt('rounds'),
     duration: posInt('duration'),
