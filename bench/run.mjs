@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** @module End-to-end HTTP benchmark harness: runs a scenario's servers interleaved under wrk and reports medians. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -101,11 +101,7 @@ function withVariants(scenario, specs) {
     if (server.cmd !== process.execPath) throw new Error(`--variant ${spec}: "${base}" is not a node server of this repository`);
     if (scenario.servers.some((s) => s.name === name)) throw new Error(`--variant ${spec}: a server is already named "${name}"`);
     const dist = path.resolve(dir, 'index.js');
-    try {
-      readFileSync(dist);
-    } catch {
-      throw new Error(`--variant ${spec}: ${dist} not found (build that tree first)`);
-    }
+    if (!existsSync(dist)) throw new Error(`--variant ${spec}: ${dist} not found (build that tree first)`);
     return { ...server, name, env: { ...server.env, ROA_DIST: dist } };
   });
   return {
