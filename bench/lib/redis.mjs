@@ -14,6 +14,11 @@ export function haveRedisServer() {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+/** True when this process may start others under SCHED_FIFO (root, or CAP_SYS_NICE). */
+function haveRealtime() {
+  return spawnSync('chrt', ['-f', '1', 'true'], { stdio: 'ignore' }).status === 0;
+}
+
 /** Resolves once `port` answers PING with PONG; rejects after START_TIMEOUT_MS. */
 async function waitForPong(port) {
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -35,10 +40,11 @@ async function waitForPong(port) {
  * Starts redis-server (no persistence) pinned to `cpu`; killed when this process exits.
  * @returns {Promise<{ url: string, pid: number, stop(): void }>}
  */
-export async function startRedis({ cpu } = {}) {
+export async function startRedis({ cpu, realtime = false } = {}) {
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--logfile', ''];
-  const [cmd, argv] = cpu === undefined ? ['redis-server', args] : ['taskset', ['-c', String(cpu), 'redis-server', ...args]];
+  let [cmd, argv] = cpu === undefined ? ['redis-server', args] : ['taskset', ['-c', String(cpu), 'redis-server', ...args]];
+  if (realtime && haveRealtime()) [cmd, argv] = ['chrt', ['-f', '1', cmd, ...argv]];
   const child = spawn(cmd, argv, { stdio: 'ignore' });
   const stop = () => child.exitCode === null && child.kill('SIGKILL');
   // Unreferenced, so the harness exits when its work is done; its exit takes redis-server along.
