@@ -45,6 +45,21 @@ export class Authenticator {
    * nonce: the hot path); a promise otherwise. Throws (or rejects) as `authenticate` rejects.
    */
   resolve(req: Request): Caller | undefined | Promise<Caller | undefined> {
+    const result = this.start(req);
+    if (!isThenable(result)) return result;
+    return result.then(
+      (caller) => (req.locals[CALLER_KEY] = caller),
+      (err: unknown) => {
+        throw this.withChallenges(err);
+      },
+    );
+  }
+
+  /**
+   * The scheme's answer: the caller (cached on the request), undefined when anonymous, or the scheme's
+   * own promise, which the caller of `start` caches and whose refusal it passes through `withChallenges`.
+   */
+  private start(req: Request): Caller | undefined | Promise<Caller> {
     const cached = req.locals[CALLER_KEY] as Caller | undefined;
     if (cached !== undefined) return cached;
     const scheme = this.schemeFor(req);
@@ -60,14 +75,7 @@ export class Authenticator {
     } catch (err) {
       throw this.withChallenges(err);
     }
-    if (isThenable(result)) {
-      return Promise.resolve(result).then(
-        (caller) => (req.locals[CALLER_KEY] = caller),
-        (err: unknown) => {
-          throw this.withChallenges(err);
-        },
-      );
-    }
+    if (isThenable(result)) return Promise.resolve(result);
     req.locals[CALLER_KEY] = result;
     return result;
   }
@@ -101,15 +109,26 @@ export class Authenticator {
    */
   private gate(decide: (caller: Caller | undefined) => unknown): (req: Request, res: Response, next: NextFunction) => void {
     return (req, _res, next) => {
-      let result: Caller | undefined | Promise<Caller | undefined>;
+      let result: Caller | undefined | Promise<Caller>;
       try {
-        result = this.resolve(req);
+        result = this.start(req);
       } catch (err) {
         next(err);
         return;
       }
-      if (isThenable(result)) result.then((caller) => next(decide(caller)), next);
-      else next(decide(result));
+      if (!isThenable(result)) {
+        next(decide(result));
+        return;
+      }
+      // One step on the scheme's own promise (caching and deciding together), not one per layer:
+      // this is the path of every replay-protected request, which waits for its nonce.
+      result.then(
+        (caller) => {
+          req.locals[CALLER_KEY] = caller;
+          next(decide(caller));
+        },
+        (err: unknown) => next(this.withChallenges(err)),
+      );
     };
   }
 
