@@ -37,7 +37,9 @@ async function waitForPong(port) {
 }
 
 /**
- * Starts redis-server (no persistence) pinned to `cpu`; killed when this process exits.
+ * Starts redis-server (no persistence) pinned to `cpu`; killed when this process exits. `realtime`: under
+ * SCHED_FIFO (`chrt -f 1`) when this process may, so it is served as soon as a command arrives, never
+ * queued behind the other work of its CPU (chrt and taskset exec, so `pid` is redis-server's own).
  * @returns {Promise<{ url: string, pid: number, stop(): void }>}
  */
 export async function startRedis({ cpu, realtime = false } = {}) {
