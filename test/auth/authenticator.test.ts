@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { HmacScheme } from '../../src/auth/hmac.js';
 import { MemoryNonceStore } from '../../src/auth/memory-nonce-store.js';
-import type { AuthScheme, Caller } from '../../src/auth/scheme.js';
+import { CALLER_KEY, type AuthScheme, type Caller } from '../../src/auth/scheme.js';
 import { generateHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
 import { signRequest } from '../../src/client/index.js';
 import { HttpError } from '../../src/errors/http-error.js';
@@ -75,6 +75,24 @@ describe('Authenticator middleware', () => {
     assert.equal(err.headers['WWW-Authenticate'], 'Basic realm="roa", Bearer realm="roa"');
     assert.equal(await run(a.required(), req('Basic x')), undefined);
     assert.equal(await run(a.middleware(), req()), undefined);
+  });
+
+  it('middleware() waits on a scheme that answers with a promise: caches the caller, or passes the refusal with every challenge', async () => {
+    const bearer = fakeScheme('Bearer', new HttpError(401, 'expired', { headers: { 'WWW-Authenticate': 'Bearer realm="roa", error="invalid_token"' } }));
+    const a = new Authenticator([fakeScheme('Basic', ann), bearer]);
+    const run = (r: Request) => new Promise<unknown>((resolve) => a.middleware()(r, undefined as never, (err?: unknown) => resolve(err)));
+    const accepted = req('Basic x');
+    assert.equal(await run(accepted), undefined);
+    assert.deepEqual(accepted.locals[CALLER_KEY], ann);
+    const refused = req('Bearer y');
+    const err = (await run(refused)) as HttpError;
+    assert.equal(err.status, 401);
+    assert.equal(err.headers['WWW-Authenticate'], 'Bearer realm="roa", error="invalid_token", Basic realm="roa"');
+    assert.equal(refused.locals[CALLER_KEY], undefined);
+    // A second pass reads the cached caller: the scheme is not asked again.
+    const basicCalls = (a.schemes[0] as ReturnType<typeof fakeScheme>).calls;
+    assert.equal(await run(accepted), undefined);
+    assert.equal((a.schemes[0] as ReturnType<typeof fakeScheme>).calls, basicCalls);
   });
 });
 
