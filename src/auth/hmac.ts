@@ -12,6 +12,7 @@ import type { Request } from '../http/request.js';
 import type { Store, User } from '../storage/store.js';
 import { checkContentDigest, parseContentDigest, type ParsedDigest } from './content-digest-check.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
+import { parseHmacHeader, parseImfFixdate, type ParsedHmacHeader } from './hmac-header.js';
 import type { NonceStore } from './nonce-store.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
@@ -40,103 +41,8 @@ export interface HmacSchemeOptions {
   now?: () => number;
 }
 
-interface ParsedHeader {
-  user: string;
-  nonce: string | undefined;
-  digest: string;
-}
-
 const HMAC_SCHEME_RE = /^hmac(?: |$)/i;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
-// IMF-fixdate, RFC 9110 §5.6.7; the obsolete formats are not accepted in a signed header.
-const IMF_FIXDATE_RE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-
-// Character classes of the credentials, looked up per character (visible ASCII only).
-const VISIBLE = 1;
-const NONCE_CHAR = 2;
-const BASE64_CHAR = 4;
-const CHAR_CLASS = new Uint8Array(128);
-for (let c = 0x21; c <= 0x7e; c++) {
-  const ch = String.fromCharCode(c);
-  CHAR_CLASS[c] = VISIBLE | (/[A-Za-z0-9_-]/.test(ch) ? NONCE_CHAR : 0) | (/[A-Za-z0-9+/]/.test(ch) ? BASE64_CHAR : 0);
-}
-
-/** True when every character of `s` in [from, to) has the class `bit` (the range holds visible ASCII only). */
-function allOfClass(s: string, from: number, to: number, bit: number): boolean {
-  for (let i = from; i < to; i++) if ((CHAR_CLASS[s.charCodeAt(i)]! & bit) === 0) return false;
-  return true;
-}
-
-/**
- * Parses `hmac <user>:<digest>` / `hmac <user>:<nonce>:<digest>`; 400 when malformed, 401 for a bad
- * nonce. The scheme name is case-insensitive (RFC 9110 §11.1); the credentials are one token of
- * visible ASCII; the digest is 1–128 base64 characters and at most two `=`; a nonce is 16–128
- * URL-safe characters. A hand-written scan with a class table: this runs on every signed request,
- * and regular expressions, a lower-cased copy of the scheme name and a separate nonce test cost
- * about as much again as the scan (test/auth/hmac-header checks it against the grammar's regexes).
- */
-export function parseHmacHeader(header: string, challenge: string): ParsedHeader {
-  const length = header.length;
-  // 'hmac' in any case: OR-ing 0x20 lower-cases letters and leaves no other character equal to one.
-  if (
-    length < 6 || (header.charCodeAt(0) | 0x20) !== 104 || (header.charCodeAt(1) | 0x20) !== 109 ||
-    (header.charCodeAt(2) | 0x20) !== 97 || (header.charCodeAt(3) | 0x20) !== 99 || header.charCodeAt(4) !== 32
-  ) {
-    throw malformedCredentials('Malformed hmac credentials');
-  }
-  let start = 5;
-  while (start < length && header.charCodeAt(start) === 32) start++;
-  let first = -1;
-  let last = -1;
-  let colons = 0;
-  for (let i = start; i < length; i++) {
-    const c = header.charCodeAt(i);
-    // Visible ASCII only: no spaces, tabs or controls inside the credentials.
-    if (c > 0x7e || CHAR_CLASS[c] === 0) throw malformedCredentials('Malformed hmac credentials');
-    if (c === 58 /* : */) {
-      if (first === -1) first = i;
-      last = i;
-      colons++;
-    }
-  }
-  if (colons !== 1 && colons !== 2) throw malformedCredentials('Malformed hmac credentials');
-  const userLength = first - start;
-  // The digest: up to two '=' of padding, then 1-128 base64 characters.
-  let digestEnd = length;
-  if (digestEnd > last + 1 && header.charCodeAt(digestEnd - 1) === 61 /* = */) digestEnd--;
-  if (digestEnd > last + 1 && header.charCodeAt(digestEnd - 1) === 61) digestEnd--;
-  const digestChars = digestEnd - last - 1;
-  if (userLength === 0 || userLength > 256 || digestChars === 0 || digestChars > 128 || !allOfClass(header, last + 1, digestEnd, BASE64_CHAR)) {
-    throw malformedCredentials('Malformed hmac credentials');
-  }
-  let nonce: string | undefined;
-  if (colons === 2) {
-    const nonceLength = last - first - 1;
-    // Issue 4: a nonce that is not 16-128 URL-safe characters is refused with 401.
-    if (nonceLength < 16 || nonceLength > 128 || !allOfClass(header, first + 1, last, NONCE_CHAR)) {
-      throw invalidCredentials(challenge, undefined, 'Nonce must be 16-128 URL-safe characters');
-    }
-    nonce = header.slice(first + 1, last);
-  }
-  return { user: header.slice(start, first), nonce, digest: header.slice(last + 1) };
-}
-
-// Clients sign with the current second, so under load most requests carry the Date the previous
-// one did: the last valid value is remembered (one entry, no growth).
-let lastDateText = '';
-let lastDateMs = 0;
-
-/** Milliseconds of a strict IMF-fixdate (weekday must agree with the date), else undefined. */
-export function parseImfFixdate(value: string): number | undefined {
-  if (value === lastDateText) return lastDateMs;
-  if (!IMF_FIXDATE_RE.test(value)) return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms) || new Date(ms).toUTCString() !== value) return undefined;
-  lastDateText = value;
-  lastDateMs = ms;
-  return ms;
-}
-
 /**
  * The hmac scheme. Verification order (issue 4): parse strictly, load the secret (a dummy one for unknown
  * users), check the Date window, check the digest (length, then constant time), check Content-Digest
@@ -258,7 +164,7 @@ export class HmacScheme implements AuthScheme {
 
   /** Steps 2–6 with the user record at hand. */
   private verify(
-    req: Request, cred: ParsedHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number | undefined,
+    req: Request, cred: ParsedHmacHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number | undefined,
     digests: ParsedDigest[] | undefined, now: number, user: User | undefined,
   ): Caller | Promise<Caller> {
     let key: HmacKey;
@@ -292,7 +198,7 @@ export class HmacScheme implements AuthScheme {
 
   /** Step 5, body integrity, which waits for the body; then step 6 when the request carries a nonce. */
   private async verifyBodyAndNonce(
-    req: Request, cred: ParsedHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number | undefined,
+    req: Request, cred: ParsedHmacHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number | undefined,
     digests: ParsedDigest[], now: number, user: User,
   ): Promise<Caller> {
     // Only for authenticated requests, so strangers cannot make us read bodies.
@@ -305,7 +211,7 @@ export class HmacScheme implements AuthScheme {
    * Step 6: only now spend the nonce, so a forged request never burns a legitimate client's nonce.
    * A plain promise chain, not an async function: this runs for every replay-protected request.
    */
-  private spendNonce(cred: ParsedHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number, now: number, user: User): Promise<Caller> {
+  private spendNonce(cred: ParsedHmacHeader, stringToSign: string, dateHeader: string | undefined, dateMs: number, now: number, user: User): Promise<Caller> {
     // Remember the nonce for as long as its Date stays acceptable; after that the Date check refuses it.
     const ttl = Math.max(1000, dateMs + this.o.clockSkewMs - now + 1000);
     let consumed: Promise<boolean>;

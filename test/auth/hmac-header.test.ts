@@ -1,7 +1,7 @@
 /** @module test/auth/hmac-header The hand-written `Authentication: hmac` parser against its regular-expression definition. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseHmacHeader } from '../../src/auth/hmac.js';
+import { parseHmacHeader } from '../../src/auth/hmac-header.js';
 import { HttpError } from '../../src/errors/http-error.js';
 
 // The grammar as regular expressions: the reference the scanner must agree with.
