@@ -3,6 +3,7 @@
  * Parsing of what a signed request carries: the `Authentication: hmac …` credentials and the
  * strict IMF-fixdate of its `Date` header. Both run on every signed request.
  */
+import { NONCE_CHAR_RE, NONCE_MAX_LENGTH, NONCE_MIN_LENGTH } from '../client/string-to-sign.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
 
 /** The parts of `hmac <user>:<digest>` / `hmac <user>:<nonce>:<digest>`. */
@@ -12,14 +13,15 @@ export interface ParsedHmacHeader {
   digest: string;
 }
 
-// Character classes of the credentials, looked up per character (visible ASCII only).
+// Character classes of the credentials, looked up per character (visible ASCII only). The nonce class
+// comes from client/string-to-sign, which defines the nonce for signers too.
 const VISIBLE = 1;
 const NONCE_CHAR = 2;
 const BASE64_CHAR = 4;
 const CHAR_CLASS = new Uint8Array(128);
 for (let c = 0x21; c <= 0x7e; c++) {
   const ch = String.fromCharCode(c);
-  CHAR_CLASS[c] = VISIBLE | (/[A-Za-z0-9_-]/.test(ch) ? NONCE_CHAR : 0) | (/[A-Za-z0-9+/]/.test(ch) ? BASE64_CHAR : 0);
+  CHAR_CLASS[c] = VISIBLE | (NONCE_CHAR_RE.test(ch) ? NONCE_CHAR : 0) | (/[A-Za-z0-9+/]/.test(ch) ? BASE64_CHAR : 0);
 }
 
 /** True when every character of `s` in [from, to) has the class `bit` (the range holds visible ASCII only). */
@@ -74,8 +76,8 @@ export function parseHmacHeader(header: string, challenge: string): ParsedHmacHe
   if (colons === 2) {
     const nonceLength = last - first - 1;
     // Issue 4: a nonce that is not 16-128 URL-safe characters is refused with 401.
-    if (nonceLength < 16 || nonceLength > 128 || !allOfClass(header, first + 1, last, NONCE_CHAR)) {
-      throw invalidCredentials(challenge, undefined, 'Nonce must be 16-128 URL-safe characters');
+    if (nonceLength < NONCE_MIN_LENGTH || nonceLength > NONCE_MAX_LENGTH || !allOfClass(header, first + 1, last, NONCE_CHAR)) {
+      throw invalidCredentials(challenge, undefined, `Nonce must be ${NONCE_MIN_LENGTH}-${NONCE_MAX_LENGTH} URL-safe characters`);
     }
     nonce = header.slice(first + 1, last);
   }

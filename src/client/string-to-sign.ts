@@ -47,5 +47,12 @@ export function formatStringToSign(parts: StringToSignParts): string {
   return s;
 }
 
+/** Shortest and longest nonce of the replay-protected form. */
+export const NONCE_MIN_LENGTH = 16;
+export const NONCE_MAX_LENGTH = 128;
+/** The characters a nonce may hold: URL-safe (the RFC 4648 §5 alphabet), as a regex class body. */
+const NONCE_ALPHABET = 'A-Za-z0-9_-';
+/** One character a nonce may hold. */
+export const NONCE_CHAR_RE = new RegExp(`^[${NONCE_ALPHABET}]$`);
 /** Nonce syntax of the replay-protected form: 16–128 URL-safe characters. */
-export const NONCE_RE = /^[A-Za-z0-9_-]{16,128}$/;
+export const NONCE_RE = new RegExp(`^[${NONCE_ALPHABET}]{${NONCE_MIN_LENGTH},${NONCE_MAX_LENGTH}}$`);
