@@ -16,7 +16,8 @@ const { signRequest } = await roa('client/index.js');
  * redis-server of our own pinned to BENCH_REDIS_CPU (default 1, wrk's CPU) and, unless BENCH_REDIS_RT=0, run under
  * SCHED_FIFO so it never waits behind wrk (as on a machine of its own), else the system's on 6379.
  */
-const ownRedis = !process.env.BENCH_REDIS_URL && haveRedisServer() ? await startRedis({ cpu: process.env.BENCH_REDIS_CPU ?? '1', realtime: process.env.BENCH_REDIS_RT !== '0' }) : undefined;
+const REDIS_REALTIME = process.env.BENCH_REDIS_RT !== '0';
+const ownRedis = !process.env.BENCH_REDIS_URL && haveRedisServer() ? await startRedis({ cpu: process.env.BENCH_REDIS_CPU ?? '1', realtime: REDIS_REALTIME }) : undefined;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? ownRedis?.url ?? 'redis://127.0.0.1:6379';
 const redisPids = () => (ownRedis ? [ownRedis.pid] : pidsNamed('redis-server'));
 /**
@@ -85,7 +86,7 @@ export default {
     `anonymous-fed (a control, not a scheme): anonymous GETs sent like the HMAC nonce feeds, each distinct and as long. ` +
     `Basic: the editor, verification cached after the first request. HMAC minimal: one replayable header. HMAC nonce: ` +
     `Date + a fresh nonce per request, precomputed (2.5× the warm-up's rate, at least ${(FEED_RATE / 2).toLocaleString('en-US')}/s, or ${FEED_RATE.toLocaleString('en-US')}/s, of window; only the part that differs is kept in wrk's memory) and sent once each by wrk; nonces ` +
-    `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}${process.env.BENCH_REDIS_RT !== '0' ? ', SCHED_FIFO when allowed' : ''}` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
+    `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}${REDIS_REALTIME ? ', SCHED_FIFO when allowed' : ''}` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
   subject: 'anonymous',
   baseline: 'anonymous',
   peers: ['anonymous-fed', 'basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-redis', 'bearer-opaque', 'bearer-jwt'],
