@@ -26,6 +26,7 @@ export const SERVE_OPTIONS = {
   tokenFormat: { flag: '--token-format <format>', env: 'ROA_TOKEN_FORMAT', defaultValue: 'opaque', description: 'OAuth access tokens: opaque or jwt (RFC 9068, JWKS at /oauth/jwks.json)' },
   issuer: { flag: '--issuer <url>', env: 'ROA_ISSUER', description: 'OAuth issuer origin (default the service origin)' },
   passwordGrant: { flag: '--password-grant <on|off>', env: 'ROA_PASSWORD_GRANT', defaultValue: 'on', description: 'OAuth password grant for first-party clients' },
+  hmacClockSkew: { flag: '--hmac-clock-skew <seconds>', env: 'ROA_HMAC_CLOCK_SKEW', defaultValue: '600', description: "largest accepted distance between a signed request's Date and the server clock" },
   hmacMinimalUnsafe: { flag: '--hmac-minimal-unsafe <on|off>', env: 'ROA_HMAC_MINIMAL_UNSAFE', description: 'accept the replayable minimal HMAC form for unsafe methods (default on in development, off in production)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
   maxAge: { flag: '--max-age <seconds>', env: 'ROA_MAX_AGE', defaultValue: '60', description: 'Cache-Control max-age / s-maxage of safe responses' },
@@ -59,6 +60,13 @@ export function parsePort(value: string | undefined, name: string): number {
 export function parseCount(value: string | undefined, name: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${value}'`);
+  return n;
+}
+
+/** Parses a positive integer option. */
+export function parsePositive(value: string | undefined, name: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got '${value}'`);
   return n;
 }
 

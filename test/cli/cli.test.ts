@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { signRequest } from '../../src/client/index.js';
 import { send } from '../helpers/service.js';
 
 const CLI = join(process.cwd(), 'dist', 'cli.js');
@@ -194,6 +195,37 @@ describe('roa CLI', () => {
       assert.ok(tampered.status === 400 || tampered.status === 401);
     } finally {
       await stop(child);
+    }
+  });
+
+  it('takes the accepted clock skew of signed requests from --hmac-clock-skew (seconds)', async () => {
+    const db = join(dir, 'skew.db');
+    const keyFile = join(dir, 'skew.key');
+    const added = roa(['user', 'add', 'sven', '--role', 'reader', '--hmac-secret', '--secret-key-file', keyFile, '--db', db]);
+    assert.equal(added.status, 0, added.stderr);
+    const secret = /hmac secret: (\S+)/.exec(added.stdout)![1]!;
+    const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--secret-key-file', keyFile, '--log-level', 'silent', '--hmac-clock-skew', '60'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    try {
+      const base = `http://127.0.0.1:${/service on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]}`;
+      const signedAgo = (seconds: number) => ({ ...signRequest({ method: 'GET', target: '/articles', user: 'sven', secret, date: new Date(Date.now() - seconds * 1000) }) } as Record<string, string>);
+      assert.equal((await send(base, 'GET', '/articles', { headers: signedAgo(20) })).status, 200);
+      // Two minutes old: inside the 10-minute default, outside the 60 s configured here.
+      const stale = await send(base, 'GET', '/articles', { headers: signedAgo(120) });
+      assert.equal(stale.status, 401, stale.text);
+      assert.match(stale.headers['content-type']!, /application\/problem\+json/);
+      const problem = JSON.parse(stale.text) as { detail: string; skewSeconds: number };
+      assert.match(problem.detail, /clock skew/);
+      assert.ok(problem.skewSeconds >= 119 && problem.skewSeconds <= 125, String(problem.skewSeconds));
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('refuses a clock skew that is not a positive number of seconds, from the flag or ROA_HMAC_CLOCK_SKEW', () => {
+    for (const [args, env] of [[['--hmac-clock-skew', '0'], {}], [[], { ROA_HMAC_CLOCK_SKEW: '10m' }]] as const) {
+      const r = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', ...args], env);
+      assert.equal(r.status, 1, r.stdout);
+      assert.match(r.stderr, /--hmac-clock-skew must be a positive integer, got '(0|10m)'/);
     }
   });
 

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { startService } from '../../service.js';
-import { SERVE_OPTIONS as O, parseCount, parseList, parsePort, resolveOption, type OptionSpec } from '../options.js';
+import { SERVE_OPTIONS as O, parseCount, parseList, parsePort, parsePositive, resolveOption, type OptionSpec } from '../options.js';
 
 function describe(spec: OptionSpec): string {
   const extra = [spec.env ? `env ${spec.env}` : '', spec.defaultValue !== undefined ? `default ${spec.defaultValue}` : ''].filter(Boolean).join(', ');
@@ -41,6 +41,7 @@ export function registerServe(program: Command): void {
       passwordGrant: opt('passwordGrant') !== 'off',
       ...(opt('issuer') ? { issuer: opt('issuer') } : {}),
       ...(opt('hmacMinimalUnsafe') ? { hmacMinimalUnsafe: opt('hmacMinimalUnsafe') === 'on' } : {}),
+      hmacClockSkewMs: parsePositive(opt('hmacClockSkew'), '--hmac-clock-skew') * 1000,
       logLevel: opt('logLevel'),
       maxAge: parseCount(opt('maxAge'), '--max-age'),
     });
