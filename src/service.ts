@@ -64,6 +64,10 @@ export interface ServiceOptions {
   jwtKeyFile?: string;
   /** The password grant (first-party clients only; OAuth 2.1 drops it). Default on. */
   passwordGrant?: boolean;
+  /** Life of OAuth access tokens, ms (default 15 min). */
+  accessTokenTtlMs?: number;
+  /** Life of OAuth refresh tokens, ms (default 30 days). */
+  refreshTokenTtlMs?: number;
   logLevel?: string;
   /** max-age / s-maxage of safe responses (default 60). */
   maxAge?: number;
@@ -123,7 +127,14 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // HTML forms send `_method=PUT|DELETE` in a urlencoded POST body: parse forms first (the raw
   // bytes stay cached for the resource's own parser), then override before routing.
   app.use(urlencoded({ extended: true }), methodOverride());
-  app.use(createOAuthRouter({ store, issuer, ...(jwt ? { jwt } : {}), passwordGrant: opts.passwordGrant ?? true }));
+  app.use(createOAuthRouter({
+    store,
+    issuer,
+    ...(jwt ? { jwt } : {}),
+    passwordGrant: opts.passwordGrant ?? true,
+    ...(opts.accessTokenTtlMs !== undefined ? { accessTokenTtlMs: opts.accessTokenTtlMs } : {}),
+    ...(opts.refreshTokenTtlMs !== undefined ? { refreshTokenTtlMs: opts.refreshTokenTtlMs } : {}),
+  }));
   const deps: ResourceDeps = { authenticator, purger, env };
   mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge }), deps);
   mountResource(app, articleItemResource({ store, maxAge: opts.maxAge }), deps);

@@ -221,6 +221,39 @@ describe('roa CLI', () => {
     }
   });
 
+  it('issues OAuth tokens with the lives given by --access-token-ttl and --refresh-token-ttl, and enforces them', async () => {
+    const db = join(dir, 'ttl.db');
+    assert.equal(roa(['user', 'add', 'tove', '--role', 'reader', '--password', 'tove-password-1', '--db', db]).status, 0);
+    assert.equal(roa(['client', 'add', 'tove-app', '--user', 'tove', '--secret', 'tove-app-secret-0123456789abcdef', '--db', db]).status, 0);
+    const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--log-level', 'silent', '--access-token-ttl', '1', '--refresh-token-ttl', '1'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    try {
+      const base = `http://127.0.0.1:${/service on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]}`;
+      const res = await send(base, 'POST', '/oauth/token', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('tove-app:tove-app-secret-0123456789abcdef').toString('base64')}` },
+        body: 'grant_type=password&username=tove&password=tove-password-1',
+      });
+      assert.equal(res.status, 200, res.text);
+      const token = JSON.parse(res.text) as { access_token: string; expires_in: number; refresh_token: string };
+      assert.equal(token.expires_in, 1);
+      assert.equal((await send(base, 'GET', '/articles', { headers: { authorization: `Bearer ${token.access_token}` } })).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      const expired = await send(base, 'GET', '/articles', { headers: { authorization: `Bearer ${token.access_token}` } });
+      assert.equal(expired.status, 401);
+      assert.match(expired.headers['www-authenticate']!, /error="invalid_token"/);
+      const refreshed = await send(base, 'POST', '/oauth/token', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('tove-app:tove-app-secret-0123456789abcdef').toString('base64')}` },
+        body: `grant_type=refresh_token&refresh_token=${token.refresh_token}`,
+      });
+      assert.equal(refreshed.status, 400, refreshed.text);
+      assert.equal((JSON.parse(refreshed.text) as { error: string }).error, 'invalid_grant');
+    } finally {
+      await stop(child);
+    }
+    const bad = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--access-token-ttl', '0']);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /--access-token-ttl must be a positive integer, got '0'/);
+  });
+
   it('refuses a clock skew that is not a positive number of seconds, from the flag or ROA_HMAC_CLOCK_SKEW', () => {
     for (const [args, env] of [[['--hmac-clock-skew', '0'], {}], [[], { ROA_HMAC_CLOCK_SKEW: '10m' }]] as const) {
       const r = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', ...args], env);

@@ -39,6 +39,8 @@ export function registerServe(program: Command): void {
       secretKeyFile: opt('secretKeyFile'),
       tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
       passwordGrant: opt('passwordGrant') !== 'off',
+      accessTokenTtlMs: parsePositive(opt('accessTokenTtl'), '--access-token-ttl') * 1000,
+      refreshTokenTtlMs: parsePositive(opt('refreshTokenTtl'), '--refresh-token-ttl') * 1000,
       ...(opt('issuer') ? { issuer: opt('issuer') } : {}),
       ...(opt('hmacMinimalUnsafe') ? { hmacMinimalUnsafe: opt('hmacMinimalUnsafe') === 'on' } : {}),
       hmacClockSkewMs: parsePositive(opt('hmacClockSkew'), '--hmac-clock-skew') * 1000,
