@@ -56,6 +56,9 @@ export interface TokenResponse {
   scope: string;
 }
 
+/** Longest accepted token lifetime (10 years). */
+export const MAX_TOKEN_LIFETIME_MS = 10 * 365 * 24 * 3600_000;
+
 /** Thrown instead of an OAuthError when failures exceeded the throttle: HTTP 429 + Retry-After. */
 export class ThrottledError extends OAuthError {
   constructor(error: 'invalid_client' | 'invalid_grant', readonly retryAfter: number) {
@@ -99,7 +102,10 @@ export class OAuthTokenService {
     this.throttle = o.throttle ?? new FailureThrottle();
     this.equal = o.safeEqual ?? defaultSafeEqual;
     this.now = o.now ?? Date.now;
-    if (!(this.accessTtl > 0) || !(this.refreshTtl > 0)) throw new Error('OAuth token lifetimes must be positive');
+    for (const [name, ttl] of [['accessTokenTtlMs', this.accessTtl], ['refreshTokenTtlMs', this.refreshTtl]] as const) {
+      // Past this bound an expiry is no longer a valid Date: refuse it here, not at the first token request.
+      if (!(ttl > 0) || ttl > MAX_TOKEN_LIFETIME_MS) throw new RangeError(`OAuth ${name} must be positive and at most 10 years, got ${ttl}`);
+    }
   }
 
   grantTypes(): string[] {

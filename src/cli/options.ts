@@ -65,10 +65,10 @@ export function parseCount(value: string | undefined, name: string): number {
   return n;
 }
 
-/** Parses a positive integer option. */
-export function parsePositive(value: string | undefined, name: string): number {
+/** Parses an integer option from 1 to `max`. */
+export function parsePositive(value: string | undefined, name: string, max: number): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got '${value}'`);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} must be an integer from 1 to ${max}, got '${value}'`);
   return n;
 }
 

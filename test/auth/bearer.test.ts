@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BearerScheme } from '../../src/auth/bearer.js';
-import { OAuthTokenService } from '../../src/auth/oauth-token.js';
+import { MAX_TOKEN_LIFETIME_MS, OAuthTokenService } from '../../src/auth/oauth-token.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { safeEqual } from '../../src/auth/safe-equal.js';
 import { generateClientSecret, generateToken, hashClientSecret, hashToken, verifyClientSecret } from '../../src/auth/tokens.js';
@@ -93,6 +93,14 @@ describe('client secrets', () => {
   });
   it('refuses an issuer with a path at construction', () => {
     assert.throws(() => new OAuthTokenService({ store: new MemoryAuthStore(), issuer: 'https://as.example/tenant' }), /issuer/);
+  });
+  it('refuses token lifetimes that are not positive or whose expiry would not be a valid date, at construction', () => {
+    const make = (o: { accessTokenTtlMs?: number; refreshTokenTtlMs?: number }) => () => new OAuthTokenService({ store: new MemoryAuthStore(), issuer: 'https://as.example', ...o });
+    assert.throws(make({ accessTokenTtlMs: 0 }), RangeError);
+    assert.throws(make({ refreshTokenTtlMs: -1 }), RangeError);
+    assert.throws(make({ accessTokenTtlMs: MAX_TOKEN_LIFETIME_MS + 1 }), /accessTokenTtlMs must be positive and at most 10 years/);
+    assert.throws(make({ refreshTokenTtlMs: 1e17 }), /refreshTokenTtlMs/);
+    assert.doesNotThrow(make({ accessTokenTtlMs: MAX_TOKEN_LIFETIME_MS, refreshTokenTtlMs: 1 }));
   });
 });
 

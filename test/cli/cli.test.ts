@@ -251,14 +251,18 @@ describe('roa CLI', () => {
     }
     const bad = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--access-token-ttl', '0']);
     assert.equal(bad.status, 1);
-    assert.match(bad.stderr, /--access-token-ttl must be a positive integer, got '0'/);
+    assert.match(bad.stderr, /--access-token-ttl must be an integer from 1 to 315360000, got '0'/);
+    // Past ten years an expiry is no longer a valid Date: refused at start-up, not at the first token.
+    const huge = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--refresh-token-ttl', '100000000000000']);
+    assert.equal(huge.status, 1);
+    assert.match(huge.stderr, /--refresh-token-ttl must be an integer from 1 to 315360000/);
   });
 
-  it('refuses a clock skew that is not a positive number of seconds, from the flag or ROA_HMAC_CLOCK_SKEW', () => {
-    for (const [args, env] of [[['--hmac-clock-skew', '0'], {}], [[], { ROA_HMAC_CLOCK_SKEW: '10m' }]] as const) {
+  it('refuses a clock skew that is not 1 s to a day, from the flag or ROA_HMAC_CLOCK_SKEW', () => {
+    for (const [args, env] of [[['--hmac-clock-skew', '0'], {}], [['--hmac-clock-skew', '86401'], {}], [[], { ROA_HMAC_CLOCK_SKEW: '10m' }]] as const) {
       const r = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', ...args], env);
       assert.equal(r.status, 1, r.stdout);
-      assert.match(r.stderr, /--hmac-clock-skew must be a positive integer, got '(0|10m)'/);
+      assert.match(r.stderr, /--hmac-clock-skew must be an integer from 1 to 86400, got '(0|86401|10m)'/);
     }
   });
 

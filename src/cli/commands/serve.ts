@@ -3,8 +3,13 @@
  * `roa serve`: the article service, with the embedded caching gateway in front of it.
  */
 import type { Command } from 'commander';
+import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
 import { startService } from '../../service.js';
 import { SERVE_OPTIONS as O, parseCount, parseList, parsePort, parsePositive, resolveOption, type OptionSpec } from '../options.js';
+
+const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_MS / 1000;
+/** A day: nonces are held for the whole window, and clocks a day apart are a fault, not skew. */
+const MAX_CLOCK_SKEW_S = 24 * 3600;
 
 function describe(spec: OptionSpec): string {
   const extra = [spec.env ? `env ${spec.env}` : '', spec.defaultValue !== undefined ? `default ${spec.defaultValue}` : ''].filter(Boolean).join(', ');
@@ -39,11 +44,11 @@ export function registerServe(program: Command): void {
       secretKeyFile: opt('secretKeyFile'),
       tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
       passwordGrant: opt('passwordGrant') !== 'off',
-      accessTokenTtlMs: parsePositive(opt('accessTokenTtl'), '--access-token-ttl') * 1000,
-      refreshTokenTtlMs: parsePositive(opt('refreshTokenTtl'), '--refresh-token-ttl') * 1000,
+      accessTokenTtlMs: parsePositive(opt('accessTokenTtl'), '--access-token-ttl', MAX_TOKEN_LIFETIME_S) * 1000,
+      refreshTokenTtlMs: parsePositive(opt('refreshTokenTtl'), '--refresh-token-ttl', MAX_TOKEN_LIFETIME_S) * 1000,
       ...(opt('issuer') ? { issuer: opt('issuer') } : {}),
       ...(opt('hmacMinimalUnsafe') ? { hmacMinimalUnsafe: opt('hmacMinimalUnsafe') === 'on' } : {}),
-      hmacClockSkewMs: parsePositive(opt('hmacClockSkew'), '--hmac-clock-skew') * 1000,
+      hmacClockSkewMs: parsePositive(opt('hmacClockSkew'), '--hmac-clock-skew', MAX_CLOCK_SKEW_S) * 1000,
       logLevel: opt('logLevel'),
       maxAge: parseCount(opt('maxAge'), '--max-age'),
     });
