@@ -58,12 +58,19 @@ export function parsePort(value: string | undefined, name: string): number {
   return n;
 }
 
-/** Parses a non-negative integer option. */
-export function parseCount(value: string | undefined, name: string): number {
+/** Parses an integer option from 0 to `max`. */
+export function parseCount(value: string | undefined, name: string, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${value}'`);
+  if (!Number.isInteger(n) || n < 0 || n > max) {
+    throw new Error(max === Number.MAX_SAFE_INTEGER ? `${name} must be a non-negative integer, got '${value}'` : `${name} must be an integer from 0 to ${max}, got '${value}'`);
+  }
   return n;
 }
+
+/** Longest delay setTimeout honours (ms); node turns a longer one into 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Largest delta-seconds a cache is required to handle (RFC 9111 §1.2.2). */
+export const MAX_DELTA_SECONDS = 2 ** 31;
 
 /** Parses an integer option from 1 to `max`. */
 export function parsePositive(value: string | undefined, name: string, max: number): number {

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
 import { startService } from '../../service.js';
-import { SERVE_OPTIONS as O, parseCount, parseList, parsePort, parsePositive, resolveOption, type OptionSpec } from '../options.js';
+import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseList, parsePort, parsePositive, resolveOption, type OptionSpec } from '../options.js';
 
 const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_MS / 1000;
 /** A day: nonces are held for the whole window, and clocks a day apart are a fault, not skew. */
@@ -38,8 +38,8 @@ export function registerServe(program: Command): void {
       gatewayPort: parsePort(opt('gatewayPort'), '--gateway-port'),
       purge: parseList(opt('purge')),
       purgeAllow: parseList(opt('purgeAllow')).length > 0 ? parseList(opt('purgeAllow')) : undefined,
-      purgeTimeoutMs: parseCount(opt('purgeTimeout'), '--purge-timeout'),
-      purgeDelayMs: parseCount(opt('purgeDelay'), '--purge-delay'),
+      purgeTimeoutMs: parseCount(opt('purgeTimeout'), '--purge-timeout', MAX_TIMER_MS),
+      purgeDelayMs: parseCount(opt('purgeDelay'), '--purge-delay', MAX_TIMER_MS),
       ...(redisUrl ? { redisUrl } : {}),
       secretKeyFile: opt('secretKeyFile'),
       tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
@@ -50,7 +50,7 @@ export function registerServe(program: Command): void {
       ...(opt('hmacMinimalUnsafe') ? { hmacMinimalUnsafe: opt('hmacMinimalUnsafe') === 'on' } : {}),
       hmacClockSkewMs: parsePositive(opt('hmacClockSkew'), '--hmac-clock-skew', MAX_CLOCK_SKEW_S) * 1000,
       logLevel: opt('logLevel'),
-      maxAge: parseCount(opt('maxAge'), '--max-age'),
+      maxAge: parseCount(opt('maxAge'), '--max-age', MAX_DELTA_SECONDS),
     });
     const { address, gatewayAddress } = running;
     console.log(`roa: service on http://${address.address}:${address.port}`);
