@@ -132,8 +132,9 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     issuer,
     ...(jwt ? { jwt } : {}),
     passwordGrant: opts.passwordGrant ?? true,
-    ...(opts.accessTokenTtlMs !== undefined ? { accessTokenTtlMs: opts.accessTokenTtlMs } : {}),
-    ...(opts.refreshTokenTtlMs !== undefined ? { refreshTokenTtlMs: opts.refreshTokenTtlMs } : {}),
+    // Undefined takes the token service's defaults (15 minutes, 30 days).
+    accessTokenTtlMs: opts.accessTokenTtlMs,
+    refreshTokenTtlMs: opts.refreshTokenTtlMs,
   }));
   const deps: ResourceDeps = { authenticator, purger, env };
   mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge }), deps);

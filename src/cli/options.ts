@@ -58,26 +58,28 @@ export function parsePort(value: string | undefined, name: string): number {
   return n;
 }
 
-/** Parses an integer option from 0 to `max`. */
-export function parseCount(value: string | undefined, name: string, max = Number.MAX_SAFE_INTEGER): number {
+/**
+ * Parses an integer option from `min` to `max`; a clear error for anything else.
+ * @example parseInteger('600', '--hmac-clock-skew', 1, 86_400) // 600
+ */
+export function parseInteger(value: string | undefined, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > max) {
-    throw new Error(max === Number.MAX_SAFE_INTEGER ? `${name} must be a non-negative integer, got '${value}'` : `${name} must be an integer from 0 to ${max}, got '${value}'`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER && min === 0 ? 'a non-negative integer' : `an integer from ${min} to ${max}`;
+    throw new Error(`${name} must be ${range}, got '${value}'`);
   }
   return n;
+}
+
+/** Parses a non-negative integer option, at most `max`. */
+export function parseCount(value: string | undefined, name: string, max?: number): number {
+  return parseInteger(value, name, 0, max);
 }
 
 /** Longest delay setTimeout honours (ms); node turns a longer one into 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Largest delta-seconds a cache is required to handle (RFC 9111 §1.2.2). */
 export const MAX_DELTA_SECONDS = 2 ** 31;
-
-/** Parses an integer option from 1 to `max`. */
-export function parsePositive(value: string | undefined, name: string, max: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} must be an integer from 1 to ${max}, got '${value}'`);
-  return n;
-}
 
 /** Splits a comma-separated list, dropping blanks. */
 export function parseList(value: string | undefined): string[] {

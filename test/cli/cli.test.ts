@@ -37,6 +37,26 @@ function roaRunning(args: string[], ready: RegExp): Promise<{ child: ChildProces
   });
 }
 
+const SERVICE_READY = /service on http:\/\/127\.0\.0\.1:(\d+)/;
+
+/** `roa serve` on free ports (gateway off, logs silent) over `db` with `args`; resolves with the child and the service's base URL. */
+async function roaServe(db: string, args: string[] = []): Promise<{ child: ChildProcess; base: string }> {
+  const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--log-level', 'silent', ...args], SERVICE_READY);
+  return { child, base: `http://127.0.0.1:${SERVICE_READY.exec(output())![1]}` };
+}
+
+/** `roa serve` with `args` that must refuse to start: its result (in-memory database, free ports). */
+function roaServeRefused(args: string[], env: Record<string, string> = {}) {
+  return roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', ...args], env);
+}
+
+/** `roa user add` with a generated HMAC secret; answers the secret, printed once. */
+function addHmacUser(name: string, role: string, keyFile: string, db: string): string {
+  const added = roa(['user', 'add', name, '--role', role, '--hmac-secret', '--secret-key-file', keyFile, '--db', db]);
+  assert.equal(added.status, 0, added.stderr);
+  return /hmac secret: (\S+)/.exec(added.stdout)![1]!;
+}
+
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
@@ -126,10 +146,9 @@ describe('roa CLI', () => {
 
   it('serves articles with the caching gateway in front (roa serve)', async () => {
     const db = join(dir, 'serve.db');
-    const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--log-level', 'silent'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    const { child, base } = await roaServe(db);
     try {
-      const port = /service on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1];
-      const res = await send(`http://127.0.0.1:${port}`, 'GET', '/articles');
+      const res = await send(base, 'GET', '/articles');
       assert.equal(res.status, 200);
       assert.match(res.text, /^<articles>/);
     } finally {
@@ -168,17 +187,14 @@ describe('roa CLI', () => {
   it('gives a user an HMAC secret, registers a client, and signs requests curl can send', async () => {
     const db = join(dir, 'auth.db');
     const keyFile = join(dir, 'secret.key');
-    const added = roa(['user', 'add', 'hana', '--role', 'editor', '--hmac-secret', '--secret-key-file', keyFile, '--db', db]);
-    assert.equal(added.status, 0, added.stderr);
-    const secret = /hmac secret: (\S+)/.exec(added.stdout)![1]!;
+    const secret = addHmacUser('hana', 'editor', keyFile, db);
     assert.ok(secret.length >= 32);
     const client = roa(['client', 'add', 'hana-app', '--user', 'hana', '--scopes', 'articles:read', '--db', db]);
     assert.equal(client.status, 0, client.stderr);
     assert.match(client.stdout, /client_secret: \S{32,}/);
     assert.equal(roa(['client', 'add', 'ghost-app', '--user', 'nobody', '--db', db]).status, 1);
-    const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--secret-key-file', keyFile, '--log-level', 'silent'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    const { child, base } = await roaServe(db, ['--secret-key-file', keyFile]);
     try {
-      const base = `http://127.0.0.1:${/service on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]}`;
       const body = '<article><title>CLI</title><price currency="eur">2.00</price></article>';
       const signed = roa(['sign', '--user', 'hana', '--secret', secret, '--body', body, 'PUT', '/articles/from-cli']);
       assert.equal(signed.status, 0, signed.stderr);
@@ -201,12 +217,9 @@ describe('roa CLI', () => {
   it('takes the accepted clock skew of signed requests from --hmac-clock-skew (seconds)', async () => {
     const db = join(dir, 'skew.db');
     const keyFile = join(dir, 'skew.key');
-    const added = roa(['user', 'add', 'sven', '--role', 'reader', '--hmac-secret', '--secret-key-file', keyFile, '--db', db]);
-    assert.equal(added.status, 0, added.stderr);
-    const secret = /hmac secret: (\S+)/.exec(added.stdout)![1]!;
-    const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--secret-key-file', keyFile, '--log-level', 'silent', '--hmac-clock-skew', '60'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    const secret = addHmacUser('sven', 'reader', keyFile, db);
+    const { child, base } = await roaServe(db, ['--secret-key-file', keyFile, '--hmac-clock-skew', '60']);
     try {
-      const base = `http://127.0.0.1:${/service on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]}`;
       const signedAgo = (seconds: number) => ({ ...signRequest({ method: 'GET', target: '/articles', user: 'sven', secret, date: new Date(Date.now() - seconds * 1000) }) } as Record<string, string>);
       assert.equal((await send(base, 'GET', '/articles', { headers: signedAgo(20) })).status, 200);
       // Two minutes old: inside the 10-minute default, outside the 60 s configured here.
@@ -225,13 +238,13 @@ describe('roa CLI', () => {
     const db = join(dir, 'ttl.db');
     assert.equal(roa(['user', 'add', 'tove', '--role', 'reader', '--password', 'tove-password-1', '--db', db]).status, 0);
     assert.equal(roa(['client', 'add', 'tove-app', '--user', 'tove', '--secret', 'tove-app-secret-0123456789abcdef', '--db', db]).status, 0);
-    const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--log-level', 'silent', '--access-token-ttl', '1', '--refresh-token-ttl', '1'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    const { child, base } = await roaServe(db, ['--access-token-ttl', '1', '--refresh-token-ttl', '1']);
+    const tokenRequest = (body: string) => send(base, 'POST', '/oauth/token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('tove-app:tove-app-secret-0123456789abcdef').toString('base64')}` },
+      body,
+    });
     try {
-      const base = `http://127.0.0.1:${/service on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())![1]}`;
-      const res = await send(base, 'POST', '/oauth/token', {
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('tove-app:tove-app-secret-0123456789abcdef').toString('base64')}` },
-        body: 'grant_type=password&username=tove&password=tove-password-1',
-      });
+      const res = await tokenRequest('grant_type=password&username=tove&password=tove-password-1');
       assert.equal(res.status, 200, res.text);
       const token = JSON.parse(res.text) as { access_token: string; expires_in: number; refresh_token: string };
       assert.equal(token.expires_in, 1);
@@ -240,27 +253,24 @@ describe('roa CLI', () => {
       const expired = await send(base, 'GET', '/articles', { headers: { authorization: `Bearer ${token.access_token}` } });
       assert.equal(expired.status, 401);
       assert.match(expired.headers['www-authenticate']!, /error="invalid_token"/);
-      const refreshed = await send(base, 'POST', '/oauth/token', {
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('tove-app:tove-app-secret-0123456789abcdef').toString('base64')}` },
-        body: `grant_type=refresh_token&refresh_token=${token.refresh_token}`,
-      });
+      const refreshed = await tokenRequest(`grant_type=refresh_token&refresh_token=${token.refresh_token}`);
       assert.equal(refreshed.status, 400, refreshed.text);
       assert.equal((JSON.parse(refreshed.text) as { error: string }).error, 'invalid_grant');
     } finally {
       await stop(child);
     }
-    const bad = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--access-token-ttl', '0']);
+    const bad = roaServeRefused(['--access-token-ttl', '0']);
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /--access-token-ttl must be an integer from 1 to 315360000, got '0'/);
     // Past ten years an expiry is no longer a valid Date: refused at start-up, not at the first token.
-    const huge = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--refresh-token-ttl', '100000000000000']);
+    const huge = roaServeRefused(['--refresh-token-ttl', '100000000000000']);
     assert.equal(huge.status, 1);
     assert.match(huge.stderr, /--refresh-token-ttl must be an integer from 1 to 315360000/);
   });
 
   it('refuses a clock skew that is not 1 s to a day, from the flag or ROA_HMAC_CLOCK_SKEW', () => {
     for (const [args, env] of [[['--hmac-clock-skew', '0'], {}], [['--hmac-clock-skew', '86401'], {}], [[], { ROA_HMAC_CLOCK_SKEW: '10m' }]] as const) {
-      const r = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', ...args], env);
+      const r = roaServeRefused([...args], env);
       assert.equal(r.status, 1, r.stdout);
       assert.match(r.stderr, /--hmac-clock-skew must be an integer from 1 to 86400, got '(0|86401|10m)'/);
     }
@@ -268,7 +278,7 @@ describe('roa CLI', () => {
 
   it('refuses time-outs past what a timer can wait and max-age past what caches must handle', () => {
     for (const [flag, value, max] of [['--purge-timeout', '2147483648', '2147483647'], ['--purge-delay', '-1', '2147483647'], ['--max-age', '2147483649', '2147483648']]) {
-      const r = roa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', flag, value]);
+      const r = roaServeRefused([flag, value]);
       assert.equal(r.status, 1, r.stdout);
       assert.match(r.stderr, new RegExp(`${flag} must be an integer from 0 to ${max}, got '${value}'`));
     }

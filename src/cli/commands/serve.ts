@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
 import { startService } from '../../service.js';
-import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseList, parsePort, parsePositive, resolveOption, type OptionSpec } from '../options.js';
+import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parsePort, resolveOption, type OptionSpec } from '../options.js';
 
 const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_MS / 1000;
 /** A day: nonces are held for the whole window, and clocks a day apart are a fault, not skew. */
@@ -44,11 +44,11 @@ export function registerServe(program: Command): void {
       secretKeyFile: opt('secretKeyFile'),
       tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
       passwordGrant: opt('passwordGrant') !== 'off',
-      accessTokenTtlMs: parsePositive(opt('accessTokenTtl'), '--access-token-ttl', MAX_TOKEN_LIFETIME_S) * 1000,
-      refreshTokenTtlMs: parsePositive(opt('refreshTokenTtl'), '--refresh-token-ttl', MAX_TOKEN_LIFETIME_S) * 1000,
+      accessTokenTtlMs: parseInteger(opt('accessTokenTtl'), '--access-token-ttl', 1, MAX_TOKEN_LIFETIME_S) * 1000,
+      refreshTokenTtlMs: parseInteger(opt('refreshTokenTtl'), '--refresh-token-ttl', 1, MAX_TOKEN_LIFETIME_S) * 1000,
       ...(opt('issuer') ? { issuer: opt('issuer') } : {}),
       ...(opt('hmacMinimalUnsafe') ? { hmacMinimalUnsafe: opt('hmacMinimalUnsafe') === 'on' } : {}),
-      hmacClockSkewMs: parsePositive(opt('hmacClockSkew'), '--hmac-clock-skew', MAX_CLOCK_SKEW_S) * 1000,
+      hmacClockSkewMs: parseInteger(opt('hmacClockSkew'), '--hmac-clock-skew', 1, MAX_CLOCK_SKEW_S) * 1000,
       logLevel: opt('logLevel'),
       maxAge: parseCount(opt('maxAge'), '--max-age', MAX_DELTA_SECONDS),
     });
