@@ -5,7 +5,7 @@
  * HTTP lives in `oauth-router.ts`; this module sees parameters, not requests.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { OAuthClient, Store, TokenRecord } from '../storage/store.js';
+import type { NewToken, OAuthClient, Store, TokenRecord } from '../storage/store.js';
 import type { JwtAccessTokens } from './jwt-keys.js';
 import { OAuthError, invalidRequest } from './oauth-errors.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
@@ -16,7 +16,7 @@ import { generateToken, hashToken, verifyClientSecret } from './tokens.js';
 
 export type OAuthStore = Pick<
   Store,
-  'getUser' | 'getClient' | 'saveToken' | 'getToken' | 'useRefreshToken' | 'revokeToken' | 'revokeFamily'
+  'getUser' | 'getClient' | 'saveToken' | 'getToken' | 'rotateRefreshToken' | 'revokeToken' | 'revokeFamily'
 >;
 
 export interface OAuthOptions {
@@ -222,18 +222,20 @@ export class OAuthTokenService {
     // The scope may narrow (RFC 6749 §6) and never exceeds what the client is registered for today.
     const allowed = rec.scopes.filter((s) => client.scopes.includes(s));
     const scopes = params.has('scope') ? this.grantedScopes(params, allowed) : allowed;
-    const used = await this.store.useRefreshToken(rec.hash);
-    if (used === 'reused') {
+    const user = await this.store.getUser(rec.userName);
+    if (user === undefined) throw new OAuthError('invalid_grant', 'The user no longer exists');
+    const { response, records } = await this.mint(client, user.name, scopes, rec.familyId, true);
+    // Marking the old token used and saving its successors is one store step: a reuse racing this
+    // rotation (on another instance, say) revokes the successors too, whichever comes first.
+    const outcome = await this.store.rotateRefreshToken(rec.hash, records);
+    if (outcome === 'reused') {
       // Rotation (OAuth 2.0 Security BCP, RFC 9700 §4.14.2): a used refresh token coming back means it
-      // leaked; revoke the whole family so neither the thief nor the client keeps access.
-      await this.store.revokeFamily(rec.familyId);
+      // leaked; the store has revoked the whole family, so neither the thief nor the client keeps access.
       this.jwt?.noteRevocation();
       throw new OAuthError('invalid_grant', 'Refresh token reuse detected; the grant is revoked');
     }
-    if (used !== 'ok') throw new OAuthError('invalid_grant', 'Invalid refresh token');
-    const user = await this.store.getUser(rec.userName);
-    if (user === undefined) throw new OAuthError('invalid_grant', 'The user no longer exists');
-    return this.issue(client, user.name, scopes, rec.familyId, true);
+    if (outcome !== 'ok') throw new OAuthError('invalid_grant', 'Invalid refresh token');
+    return response;
   }
 
   private grantedScopes(params: URLSearchParams, allowed: readonly string[]): string[] {
@@ -251,7 +253,17 @@ export class OAuthTokenService {
     return user === undefined ? undefined : [user.role];
   }
 
+  /** New tokens saved at once (a fresh grant). */
   private async issue(client: OAuthClient, userName: string, scopes: string[], familyId: string, withRefresh: boolean): Promise<TokenResponse> {
+    const { response, records } = await this.mint(client, userName, scopes, familyId, withRefresh);
+    for (const r of records) await this.store.saveToken(r);
+    return response;
+  }
+
+  /** New tokens and the records (hashes only) that make them valid once saved. */
+  private async mint(
+    client: OAuthClient, userName: string, scopes: string[], familyId: string, withRefresh: boolean,
+  ): Promise<{ response: TokenResponse; records: NewToken[] }> {
     const now = this.now();
     const accessExpires = new Date(now + this.accessTtl);
     const access =
@@ -259,7 +271,7 @@ export class OAuthTokenService {
         ? generateToken()
         : await this.jwt.sign({ sub: userName, clientId: client.clientId, scopes, jti: randomBytes(16).toString('base64url'), expiresAt: accessExpires, roles: await this.rolesOf(userName) });
     const base = { clientId: client.clientId, userName, scopes, familyId };
-    await this.store.saveToken({ ...base, hash: hashToken(access), kind: 'access', expiresAt: accessExpires });
+    const records: NewToken[] = [{ ...base, hash: hashToken(access), kind: 'access', expiresAt: accessExpires }];
     const response: TokenResponse = {
       access_token: access,
       token_type: 'Bearer',
@@ -268,10 +280,10 @@ export class OAuthTokenService {
     };
     if (withRefresh) {
       const refresh = generateToken();
-      await this.store.saveToken({ ...base, hash: hashToken(refresh), kind: 'refresh', expiresAt: new Date(now + this.refreshTtl) });
+      records.push({ ...base, hash: hashToken(refresh), kind: 'refresh', expiresAt: new Date(now + this.refreshTtl) });
       response.refresh_token = refresh;
     }
-    return response;
+    return { response, records };
   }
 }
 

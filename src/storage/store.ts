@@ -74,6 +74,9 @@ export interface TokenRecord {
   revoked: boolean;
 }
 
+/** A token as it is issued: not used, not revoked. */
+export type NewToken = Omit<TokenRecord, 'usedAt' | 'revoked'>;
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
 
@@ -106,12 +109,17 @@ export interface Store {
   listClients(): Promise<OAuthClient[]>;
   removeClient(clientId: string): Promise<boolean>;
 
-  saveToken(t: Omit<TokenRecord, 'usedAt' | 'revoked'>): Promise<void>;
+  saveToken(t: NewToken): Promise<void>;
   getToken(hash: string): Promise<TokenRecord | undefined>;
-  /** Atomically marks a refresh token used: 'ok' the first time, 'reused' if it was already used (caller then revokes the family), 'missing'. */
-  useRefreshToken(hash: string): Promise<'ok' | 'reused' | 'missing'>;
+  /**
+   * Refresh-token rotation as one atomic step. The first use of a live refresh token marks it used and
+   * saves its successors ('ok'). A refresh token already used or revoked is a replay (RFC 9700
+   * §4.14.2): its whole family is revoked, successors saved by a concurrent rotation included, and
+   * nothing is saved ('reused'). 'missing' when there is no such refresh token.
+   */
+  rotateRefreshToken(hash: string, successors: readonly NewToken[]): Promise<'ok' | 'reused' | 'missing'>;
   revokeToken(hash: string): Promise<boolean>;
-  /** Revokes every token of the family; returns how many were newly revoked. */
+  /** Revokes every token of the family, serialised with rotations of it; returns how many were newly revoked. */
   revokeFamily(familyId: string): Promise<number>;
 
   /** Records a nonce until expiresAt (ms epoch); true if it was not seen before (unexpired). Expired rows are pruned opportunistically. */

@@ -2,7 +2,7 @@
  * @module test/auth/memory-store
  * A small in-memory double of the auth part of `Store` (users, clients, tokens, nonces) for auth unit tests.
  */
-import type { OAuthClient, Role, TokenRecord, User } from '../../src/storage/store.js';
+import type { NewToken, OAuthClient, Role, TokenRecord, User } from '../../src/storage/store.js';
 
 export class MemoryAuthStore {
   readonly kind = 'sqlite' as const;
@@ -40,18 +40,22 @@ export class MemoryAuthStore {
   async removeClient(clientId: string): Promise<boolean> {
     return this.clients.delete(clientId);
   }
-  async saveToken(t: Omit<TokenRecord, 'usedAt' | 'revoked'>): Promise<void> {
+  async saveToken(t: NewToken): Promise<void> {
     this.tokens.set(t.hash, { ...t, usedAt: null, revoked: false });
   }
   async getToken(hash: string): Promise<TokenRecord | undefined> {
     const t = this.tokens.get(hash);
     return t && { ...t };
   }
-  async useRefreshToken(hash: string): Promise<'ok' | 'reused' | 'missing'> {
+  async rotateRefreshToken(hash: string, successors: readonly NewToken[]): Promise<'ok' | 'reused' | 'missing'> {
     const t = this.tokens.get(hash);
     if (!t || t.kind !== 'refresh') return 'missing';
-    if (t.usedAt) return 'reused';
+    if (t.usedAt || t.revoked) {
+      await this.revokeFamily(t.familyId);
+      return 'reused';
+    }
     t.usedAt = new Date();
+    for (const s of successors) await this.saveToken(s);
     return 'ok';
   }
   async revokeToken(hash: string): Promise<boolean> {

@@ -391,17 +391,23 @@ export function storeContract(
         assert.equal(await store.getToken(uniq('none')), undefined);
       });
 
-      it('marks a refresh token used once: ok, then reused; missing for unknown or access tokens', async () => {
-        const t = token('refresh');
+      it('rotates a refresh token once: ok (successors saved), then reused (family revoked); missing for unknown or access tokens', async () => {
+        const fam = uniq('fam');
+        const t = token('refresh', fam);
         await store.saveToken(t);
-        assert.equal(await store.useRefreshToken(t.hash), 'ok');
-        const used = await store.getToken(t.hash);
-        assert.ok(used?.usedAt instanceof Date);
-        assert.equal(await store.useRefreshToken(t.hash), 'reused');
-        assert.equal(await store.useRefreshToken(uniq('none')), 'missing');
+        const next = [token('access', fam), token('refresh', fam)];
+        assert.equal(await store.rotateRefreshToken(t.hash, next), 'ok');
+        assert.ok((await store.getToken(t.hash))?.usedAt instanceof Date);
+        for (const n of next) assert.deepEqual(await store.getToken(n.hash), { ...n, usedAt: null, revoked: false });
+        const late = [token('access', fam)];
+        assert.equal(await store.rotateRefreshToken(t.hash, late), 'reused');
+        assert.equal(await store.getToken(late[0]!.hash), undefined, 'a reuse saves nothing');
+        for (const n of [t, ...next]) assert.equal((await store.getToken(n.hash))?.revoked, true, 'a reuse revokes the family');
+        assert.equal(await store.rotateRefreshToken(uniq('none'), []), 'missing');
         const a = token('access');
         await store.saveToken(a);
-        assert.equal(await store.useRefreshToken(a.hash), 'missing');
+        assert.equal(await store.rotateRefreshToken(a.hash, []), 'missing');
+        assert.equal((await store.getToken(a.hash))?.revoked, false);
       });
 
       it('treats a revoked refresh token as reused', async () => {
@@ -409,16 +415,41 @@ export function storeContract(
         await store.saveToken(t);
         assert.equal(await store.revokeToken(t.hash), true);
         assert.equal((await store.getToken(t.hash))?.revoked, true);
-        assert.equal(await store.useRefreshToken(t.hash), 'reused');
+        const next = [token('refresh', t.familyId)];
+        assert.equal(await store.rotateRefreshToken(t.hash, next), 'reused');
+        assert.equal(await store.getToken(next[0]!.hash), undefined);
         assert.equal(await store.revokeToken(uniq('none')), false);
       });
 
-      it('lets exactly one of 10 concurrent uses of a refresh token succeed', async () => {
-        const t = token('refresh');
+      it('lets exactly one of 10 concurrent rotations succeed, and the reuses revoke its successors', async () => {
+        const fam = uniq('fam');
+        const t = token('refresh', fam);
         await store.saveToken(t);
-        const results = await Promise.all(Array.from({ length: 10 }, () => store.useRefreshToken(t.hash)));
+        const successors = Array.from({ length: 10 }, () => [token('access', fam), token('refresh', fam)]);
+        const results = await Promise.all(successors.map((s) => store.rotateRefreshToken(t.hash, s)));
         assert.equal(results.filter((r) => r === 'ok').length, 1);
         assert.equal(results.filter((r) => r === 'reused').length, 9);
+        const winner = successors[results.indexOf('ok')]!;
+        for (const n of winner) assert.equal((await store.getToken(n.hash))?.revoked, true);
+      });
+
+      it('never leaves a live token when a rotation races a reuse of an older token of its family', async () => {
+        for (let round = 0; round < 10; round++) {
+          const fam = uniq('fam');
+          const old = token('refresh', fam);
+          const current = token('refresh', fam);
+          await store.saveToken(old);
+          assert.equal(await store.rotateRefreshToken(old.hash, [current]), 'ok');
+          const next = [token('access', fam), token('refresh', fam)];
+          // The client rotates `current` while a thief replays `old`: whichever runs first, the family ends revoked.
+          const [rotated, replayed] = await Promise.all([store.rotateRefreshToken(current.hash, next), store.rotateRefreshToken(old.hash, [])]);
+          assert.equal(replayed, 'reused');
+          assert.ok(rotated === 'ok' || rotated === 'reused', rotated);
+          for (const n of [old, current, ...next]) {
+            const rec = await store.getToken(n.hash);
+            assert.ok(rec === undefined || rec.revoked, `round ${round}: ${n.kind} token still live after a reuse`);
+          }
+        }
       });
 
       it('revokes a whole family and nothing else', async () => {

@@ -6,7 +6,7 @@ import { contentEtag } from '../etag.js';
 import { migrationsTableSql, pendingMigrations, POSTGRES_DIALECT } from '../migrations.js';
 import { clientExists, storeFailure, userExists, userNotFound } from '../store-errors.js';
 import type {
-  Article, ArticleInput, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
+  Article, ArticleInput, NewToken, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
 } from '../store.js';
 import { describeTarget, mapPgError } from './postgres-errors.js';
 import type { ArticleRow, ClientRow, TokenRow, UserRow } from './postgres-rows.js';
@@ -234,9 +234,8 @@ export class PostgresStore implements Store {
     });
   }
 
-  async saveToken(t: Omit<TokenRecord, 'usedAt' | 'revoked'>): Promise<void> {
-    await this.q('save token', `INSERT INTO oauth_tokens (hash, kind, client_id, user_name, scopes, family_id, expires_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7)`, [t.hash, t.kind, t.clientId, t.userName, joinScopes(t.scopes), t.familyId, t.expiresAt]);
+  async saveToken(t: NewToken): Promise<void> {
+    await this.q('save token', INSERT_TOKEN, tokenParams(t));
   }
 
   async getToken(hash: string): Promise<TokenRecord | undefined> {
@@ -244,14 +243,21 @@ export class PostgresStore implements Store {
     return rows[0] === undefined ? undefined : toToken(rows[0]);
   }
 
-  async useRefreshToken(hash: string): Promise<'ok' | 'reused' | 'missing'> {
-    // The row lock taken by UPDATE makes concurrent uses queue; only the first sees used_at IS NULL.
-    const marked = await this.count('use token', `UPDATE oauth_tokens SET used_at = $1
-      WHERE hash = $2 AND kind = 'refresh' AND used_at IS NULL AND NOT revoked`, [new Date(), hash]);
-    if (marked > 0) return 'ok';
-    // Already used, or revoked: either way a replay (RFC 9700 §4.14.2), so the caller revokes the family.
-    const exists = await this.q('use token', `SELECT 1 FROM oauth_tokens WHERE hash = $1 AND kind = 'refresh'`, [hash]);
-    return exists.length > 0 ? 'reused' : 'missing';
+  async rotateRefreshToken(hash: string, successors: readonly NewToken[]): Promise<'ok' | 'reused' | 'missing'> {
+    return this.tx('rotate token', async (c) => {
+      const found = await c.query<{ family_id: string }>(`SELECT family_id FROM oauth_tokens WHERE hash = $1 AND kind = 'refresh'`, [hash]);
+      const familyId = found.rows[0]?.family_id;
+      if (familyId === undefined) return 'missing';
+      await lockFamily(c, familyId);
+      const marked = await c.query(`UPDATE oauth_tokens SET used_at = $1 WHERE hash = $2 AND used_at IS NULL AND NOT revoked`, [new Date(), hash]);
+      if ((marked.rowCount ?? 0) > 0) {
+        for (const t of successors) await c.query(INSERT_TOKEN, tokenParams(t));
+        return 'ok';
+      }
+      // Already used, or revoked: either way a replay (RFC 9700 §4.14.2).
+      await c.query(REVOKE_FAMILY, [familyId]);
+      return 'reused';
+    });
   }
 
   async revokeToken(hash: string): Promise<boolean> {
@@ -259,7 +265,10 @@ export class PostgresStore implements Store {
   }
 
   async revokeFamily(familyId: string): Promise<number> {
-    return this.count('revoke tokens', 'UPDATE oauth_tokens SET revoked = TRUE WHERE family_id = $1 AND NOT revoked', [familyId]);
+    return this.tx('revoke tokens', async (c) => {
+      await lockFamily(c, familyId);
+      return (await c.query(REVOKE_FAMILY, [familyId])).rowCount ?? 0;
+    });
   }
 
   async consumeNonce(key: string, expiresAtMs: number): Promise<boolean> {
@@ -323,6 +332,24 @@ export class PostgresStore implements Store {
       client.release(broken);
     }
   }
+}
+
+const INSERT_TOKEN = `INSERT INTO oauth_tokens (hash, kind, client_id, user_name, scopes, family_id, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+const REVOKE_FAMILY = 'UPDATE oauth_tokens SET revoked = TRUE WHERE family_id = $1 AND NOT revoked';
+
+function tokenParams(t: NewToken): unknown[] {
+  return [t.hash, t.kind, t.clientId, t.userName, joinScopes(t.scopes), t.familyId, t.expiresAt];
+}
+
+/**
+ * Serialises everything that changes one token family (rotation, reuse, revocation) until the end of
+ * the transaction. Row locks alone are not enough under READ COMMITTED: a revocation that waited for a
+ * rotation's row lock would not see the successors that rotation inserted, and they would stay live.
+ * Statements after the lock see every family change committed before it.
+ */
+async function lockFamily(c: Queryable, familyId: string): Promise<void> {
+  await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`roa:token-family:${familyId}`]);
 }
 
 /** Body of a replace; runs inside the caller's transaction holding the row lock on `row`. */

@@ -42,7 +42,7 @@ export function prepareStatements(db: Db): PreparedStatements {
       FROM oauth_tokens WHERE hash = ?`),
     markRefreshUsed: st(`UPDATE oauth_tokens SET used_at = ?
       WHERE hash = ? AND kind = 'refresh' AND used_at IS NULL AND revoked = 0`),
-    refreshExists: st(`SELECT 1 FROM oauth_tokens WHERE hash = ? AND kind = 'refresh'`),
+    refreshFamily: st(`SELECT family_id FROM oauth_tokens WHERE hash = ? AND kind = 'refresh'`),
     revokeToken: st('UPDATE oauth_tokens SET revoked = 1 WHERE hash = ?'),
     revokeFamily: st('UPDATE oauth_tokens SET revoked = 1 WHERE family_id = ? AND revoked = 0'),
   };

@@ -10,7 +10,7 @@ import { contentEtag } from '../etag.js';
 import { migrationsTableSql, pendingMigrations, SQLITE_DIALECT } from '../migrations.js';
 import { clientExists, storeFailure, storeUnavailable, userExists, userNotFound } from '../store-errors.js';
 import type {
-  Article, ArticleInput, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
+  Article, ArticleInput, NewToken, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
 } from '../store.js';
 import type { ArticleRow, ClientRow, TokenRow, UserRow } from './sqlite-rows.js';
 import { toArticle, toClient, toToken, toUser } from './sqlite-rows.js';
@@ -231,10 +231,12 @@ export class SqliteStore implements Store {
     }).immediate());
   }
 
-  async saveToken(t: Omit<TokenRecord, 'usedAt' | 'revoked'>): Promise<void> {
-    this.run('save token', () => this.s.insertToken.run(
-      t.hash, t.kind, t.clientId, t.userName, joinScopes(t.scopes), t.familyId, t.expiresAt.getTime(),
-    ));
+  async saveToken(t: NewToken): Promise<void> {
+    this.run('save token', () => this.insertToken(t));
+  }
+
+  private insertToken(t: NewToken): void {
+    this.s.insertToken.run(t.hash, t.kind, t.clientId, t.userName, joinScopes(t.scopes), t.familyId, t.expiresAt.getTime());
   }
 
   async getToken(hash: string): Promise<TokenRecord | undefined> {
@@ -242,11 +244,19 @@ export class SqliteStore implements Store {
     return row === undefined ? undefined : toToken(row);
   }
 
-  async useRefreshToken(hash: string): Promise<'ok' | 'reused' | 'missing'> {
-    return this.run('use token', () => this.s.tx(() => {
-      if (this.s.markRefreshUsed.run(Date.now(), hash).changes > 0) return 'ok' as const;
-      // Already used, or revoked: either way a replay (RFC 9700 §4.14.2), so the caller revokes the family.
-      return this.s.refreshExists.get(hash) === undefined ? 'missing' as const : 'reused' as const;
+  async rotateRefreshToken(hash: string, successors: readonly NewToken[]): Promise<'ok' | 'reused' | 'missing'> {
+    // One write transaction (writers queue on the database lock, across processes too): a rotation and
+    // a reuse of the same family can no longer interleave so that the successors outlive the revocation.
+    return this.run('rotate token', () => this.s.tx(() => {
+      if (this.s.markRefreshUsed.run(Date.now(), hash).changes > 0) {
+        for (const t of successors) this.insertToken(t);
+        return 'ok' as const;
+      }
+      const row = this.s.refreshFamily.get(hash) as { family_id: string } | undefined;
+      if (row === undefined) return 'missing' as const;
+      // Already used, or revoked: either way a replay (RFC 9700 §4.14.2).
+      this.s.revokeFamily.run(row.family_id);
+      return 'reused' as const;
     }).immediate());
   }
 
