@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { hmacSha256Base64, prepareHmacKey, type HmacKey } from './hmac-sha256.js';
 import { formatStringToSign } from '../client/string-to-sign.js';
 import { HttpError } from '../errors/http-error.js';
-import { readRawBody } from '../http/body.js';
+import { DEFAULT_BODY_LIMIT, readRawBody } from '../http/body.js';
 import type { Request } from '../http/request.js';
 import type { Store, User } from '../storage/store.js';
 import { checkContentDigest, parseContentDigest, type ParsedDigest } from './content-digest-check.js';
@@ -33,7 +33,7 @@ export interface HmacSchemeOptions {
   allowMinimalForUnsafe?: boolean;
   /** Largest accepted distance between the Date header and the server clock. Default 10 minutes. */
   clockSkewMs?: number;
-  /** Largest body read to check a Content-Digest. Default 1 MiB. */
+  /** Largest body read to check a Content-Digest (the resources' default limit, 100 KiB, unless set). */
   bodyLimit?: number;
   safeEqual?: SafeEqual;
   /** Reads the raw body (cached on req.rawBody for the body parsers); default http/body's readRawBody. */
@@ -70,7 +70,7 @@ export class HmacScheme implements AuthScheme {
       production,
       allowMinimalForUnsafe: options.allowMinimalForUnsafe ?? !production,
       clockSkewMs: options.clockSkewMs ?? 10 * 60_000,
-      bodyLimit: options.bodyLimit ?? 1024 * 1024,
+      bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       safeEqual: options.safeEqual ?? defaultSafeEqual,
       readBody: options.readBody ?? readRawBody,
       now: options.now ?? Date.now,

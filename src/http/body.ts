@@ -108,7 +108,6 @@ function sweep(): void {
  *   const bytes = await readRawBody(req, { limit: '1mb' })
  */
 export function readRawBody(req: Request, options: ReadBodyOptions = {}): Promise<Buffer> {
-  if (req.rawBody !== undefined) return Promise.resolve(req.rawBody);
   return new Promise<Buffer>((resolve, reject) => {
     readBody(req, options, (err, body) => (err === undefined ? resolve(body!) : reject(err)));
   });
@@ -123,13 +122,17 @@ export type BodyCallback = (err: unknown, body?: Buffer) => void;
  */
 export function readBody(req: Request, options: ReadBodyOptions, callback: BodyCallback): void {
   if (req.rawBody !== undefined) {
-    callback(undefined, req.rawBody);
+    // Read before, under someone else's limit (an auth scheme checking a digest, say): ours still holds.
+    const limit = parseByteLimit(options.limit ?? DEFAULT_BODY_LIMIT);
+    if (req.rawBody.length > limit) callback(tooLarge(limit));
+    else callback(undefined, req.rawBody);
     return;
   }
   const r = req as WithPending;
   const waiting = r[PENDING];
   if (waiting !== undefined) {
-    waiting.push(callback);
+    const limit = parseByteLimit(options.limit ?? DEFAULT_BODY_LIMIT);
+    waiting.push((err, body) => (err === undefined && body!.length > limit ? callback(tooLarge(limit)) : callback(err, body)));
     return;
   }
   const waiters = [callback];

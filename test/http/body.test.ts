@@ -72,6 +72,19 @@ describe('readRawBody() on a hand-fed request', () => {
     assert.equal(await readRawBody(req), bytes);
   });
 
+  it("holds each reader to its own limit, also when another reader's larger one read the body", async () => {
+    const req = fakeRequest({ 'transfer-encoding': 'chunked' });
+    const big = readRawBody(req, { limit: 100 });
+    const small = readRawBody(req, { limit: 4 });
+    req.push(Buffer.from('hello'));
+    req.push(null);
+    assert.equal((await big).toString(), 'hello');
+    await assert.rejects(small, (e: HttpError) => e.status === 413 && e.code === 'ROA_ERR_BODY_TOO_LARGE');
+    // Cached on req.rawBody now: a later reader's limit still holds.
+    await assert.rejects(readRawBody(req, { limit: 4 }), (e: HttpError) => e.status === 413);
+    assert.equal((await readRawBody(req, { limit: 5 })).toString(), 'hello');
+  });
+
   it('gives an empty buffer when there is no body (no Content-Length, no Transfer-Encoding)', async () => {
     assert.equal((await readRawBody(fakeRequest({}))).length, 0);
   });

@@ -55,6 +55,15 @@ describe('article service with HMAC, Bearer and OAuth wired in', () => {
     assert.equal(replay.status, 401);
   });
 
+  it('holds a signed body with Content-Digest to the 100 KiB body limit (413), like any other', async () => {
+    const big = `<article><title>${'x'.repeat(150 * 1024)}</title><price currency="EUR">1.00</price></article>`;
+    const headers = signRequest({ method: 'PUT', target: '/articles/too-big', body: big, user: 'hank', secret: hmacSecret });
+    assert.ok(headers['Content-Digest'], 'signRequest adds Content-Digest for a body');
+    const res = await send(svc.base, 'PUT', '/articles/too-big', { headers: { ...headers, 'content-type': 'application/xml' }, body: big });
+    assert.equal(res.status, 413, res.text);
+    assert.match(res.headers['content-type']!, /problem\+json/);
+  });
+
   it('refuses a signature made for another target', async () => {
     const headers = signRequest({ method: 'DELETE', target: '/articles/other', user: 'hank', secret: hmacSecret });
     const res = await send(svc.base, 'DELETE', '/articles/signed', { headers: { ...headers } });
