@@ -5,6 +5,7 @@
 import { HttpError } from '../errors/http-error.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
+import { malformedCredentials } from './errors.js';
 import { CALLER_KEY, isThenable, type AuthScheme, type Caller } from './scheme.js';
 
 /**
@@ -62,6 +63,11 @@ export class Authenticator {
   private start(req: Request): Caller | undefined | Promise<Caller> {
     const cached = req.locals[CALLER_KEY] as Caller | undefined;
     if (cached !== undefined) return cached;
+    if (req.headers.authorization !== undefined && req.headers.authentication !== undefined) {
+      // Two identities in one request (Basic or Bearer, and hmac): answering as either would ignore
+      // the other silently. Refused like two bearer tokens are (RFC 6750 §3.1, invalid_request).
+      throw malformedCredentials('Send the credentials of one authentication scheme, not Authorization and Authentication together');
+    }
     const scheme = this.schemeFor(req);
     if (scheme === undefined) {
       // Credentials of a scheme we do not run are not "anonymous": answering as anonymous could let a

@@ -30,6 +30,14 @@ const req = (authorization?: string): Request => ({ headers: authorization ? { a
 const ann: Caller = { name: 'ann', role: 'reader', scopes: null, scheme: 'basic' };
 
 describe('Authenticator', () => {
+  it('refuses Authorization and Authentication together with 400, before any scheme runs', async () => {
+    const basic = fakeScheme('Basic', ann);
+    const a = new Authenticator([basic]);
+    const both = { headers: { authorization: 'Basic x', authentication: 'hmac ann:AAAA' }, locals: {} } as unknown as Request;
+    await assert.rejects(a.authenticate(both), (e: HttpError) => e.status === 400 && e.code === 'ROA_ERR_MALFORMED_CREDENTIALS');
+    assert.equal(basic.calls, 0);
+  });
+
   it('is anonymous without credentials', async () => {
     const a = new Authenticator([fakeScheme('Basic', ann)]);
     assert.equal(await a.authenticate(req()), undefined);

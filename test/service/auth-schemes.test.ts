@@ -64,6 +64,16 @@ describe('article service with HMAC, Bearer and OAuth wired in', () => {
     assert.match(res.headers['content-type']!, /problem\+json/);
   });
 
+  it('refuses a request carrying both a bearer token and an hmac signature (400), without spending the nonce', async () => {
+    const headers = signRequest({ method: 'GET', target: '/articles', user: 'hank', secret: hmacSecret });
+    const bearer = await token(readOnly);
+    const both = await send(svc.base, 'GET', '/articles', { headers: { ...headers, authorization: `Bearer ${bearer}` } });
+    assert.equal(both.status, 400, both.text);
+    assert.match(both.headers['content-type']!, /problem\+json/);
+    const alone = await send(svc.base, 'GET', '/articles', { headers });
+    assert.equal(alone.status, 200, alone.text);
+  });
+
   it('refuses a signature made for another target', async () => {
     const headers = signRequest({ method: 'DELETE', target: '/articles/other', user: 'hank', secret: hmacSecret });
     const res = await send(svc.base, 'DELETE', '/articles/signed', { headers: { ...headers } });
