@@ -4,6 +4,7 @@
  */
 import http, { type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { adoptRequest, Request, type NextFunction } from './http/request.js';
+import { answerClientError } from './http/client-error.js';
 import { adoptResponse, Response } from './http/response.js';
 import { finalHandler } from './final-handler.js';
 import { flushPerTurn, requestStarted } from './http/turn-flush.js';
@@ -116,6 +117,7 @@ export function createApp(options: AppOptions = {}): App {
   app.createServer = (serverOptions = {}) => {
     const server = http.createServer({ ...serverOptions, IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse }, app);
     if (options.flushPerTurn !== false) server.on('connection', flushPerTurn);
+    server.on('clientError', answerClientError);
     return server as unknown as Server;
   };
 

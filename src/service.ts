@@ -64,6 +64,9 @@ export interface ServiceOptions {
   jwtKeyFile?: string;
   /** The password grant (first-party clients only; OAuth 2.1 drops it). Default on. */
   passwordGrant?: boolean;
+  /** When set, only these (first-party) clients may use the password grant. Default: every client. */
+  passwordGrantClients?: string[];
+
   /** Life of OAuth access tokens, ms (default 15 min). */
   accessTokenTtlMs?: number;
   /** Life of OAuth refresh tokens, ms (default 30 days). */
@@ -124,18 +127,21 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
 
   const app = createApp({ env });
   app.use(accessLog(logger));
-  // HTML forms send `_method=PUT|DELETE` in a urlencoded POST body: parse forms first (the raw
-  // bytes stay cached for the resource's own parser), then override before routing.
-  app.use(urlencoded({ extended: true }), methodOverride());
+  // The OAuth endpoints read their own form (RFC 6749 rules, errors as RFC 6749 §5.2 JSON), so
+  // they come before the service's form parser, whose refusals are problem documents.
   app.use(createOAuthRouter({
     store,
     issuer,
     ...(jwt ? { jwt } : {}),
     passwordGrant: opts.passwordGrant ?? true,
+    passwordGrantClients: opts.passwordGrantClients,
     // Undefined takes the token service's defaults (15 minutes, 30 days).
     accessTokenTtlMs: opts.accessTokenTtlMs,
     refreshTokenTtlMs: opts.refreshTokenTtlMs,
   }));
+  // HTML forms send `_method=PUT|DELETE` in a urlencoded POST body: parse forms first (the raw
+  // bytes stay cached for the resource's own parser), then override before routing.
+  app.use(urlencoded({ extended: true }), methodOverride());
   const deps: ResourceDeps = { authenticator, purger, env };
   mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge }), deps);
   mountResource(app, articleItemResource({ store, maxAge: opts.maxAge }), deps);

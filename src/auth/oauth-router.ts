@@ -4,7 +4,7 @@
  * authorization server metadata (RFC 8414) and, in JWT mode, the JWK Set.
  */
 import { HttpError } from '../errors/http-error.js';
-import { readRawBody } from '../http/body.js';
+import { charsetOf, readRawBody } from '../http/body.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { Router } from '../router/router.js';
@@ -35,10 +35,21 @@ export function createOAuthRouter(options: OAuthRouterOptions | OAuthTokenServic
   router.post('/oauth/introspect', h.introspect);
   router.get('/.well-known/oauth-authorization-server', h.metadata);
   if (service.jwt !== undefined) router.get('/oauth/jwks.json', h.jwks);
+  // Any other method on these paths: 405 with Allow (RFC 9110 §15.5.6), not a 404 further on.
+  for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) router.all(path, methodNotAllowed('POST'));
+  for (const path of ['/.well-known/oauth-authorization-server', ...(service.jwt !== undefined ? ['/oauth/jwks.json'] : [])]) {
+    router.all(path, methodNotAllowed('GET, HEAD'));
+  }
   return router;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
+
+function methodNotAllowed(allow: string): (req: Request) => void {
+  return (req) => {
+    throw new HttpError(405, `${req.method} is not supported here`, { code: 'ROA_ERR_METHOD_NOT_ALLOWED', headers: { Allow: allow } });
+  };
+}
 
 /** The endpoint handlers as plain `(req, res)` functions (what the router mounts). */
 export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record<'token' | 'revoke' | 'introspect' | 'metadata' | 'jwks', Handler> {
@@ -100,8 +111,12 @@ export function metadata(service: OAuthTokenService): Record<string, unknown> {
 
 /** The form body (RFC 6749 §3.2: application/x-www-form-urlencoded, no repeated parameters). */
 async function readForm(req: Request): Promise<URLSearchParams> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const contentType = req.headers['content-type'] ?? '';
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') throw invalidRequest('The body must be application/x-www-form-urlencoded');
+  // RFC 6749 Appendix B: the form is UTF-8; a body declared in another charset would be misread.
+  const charset = charsetOf(contentType);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'us-ascii') throw invalidRequest(`The form must be UTF-8, not ${charset}`);
   let raw: Buffer;
   try {
     raw = await readRawBody(req, { limit: FORM_LIMIT });

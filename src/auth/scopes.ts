@@ -8,9 +8,12 @@ export type Scope = (typeof SCOPES)[number];
 // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
 const SCOPE_TOKEN_RE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
-/** Splits a `scope` parameter; undefined when syntactically invalid. Duplicates collapse. */
+/**
+ * Splits a `scope` parameter; undefined when syntactically invalid, the empty value included
+ * (RFC 6749 §3.3: one scope-token at least; a client wanting the default omits the parameter).
+ * Duplicates collapse.
+ */
 export function parseScope(value: string): string[] | undefined {
-  if (value === '') return [];
   const parts = value.split(' ');
   if (parts.some((p) => !SCOPE_TOKEN_RE.test(p))) return undefined;
   return [...new Set(parts)];

@@ -26,6 +26,8 @@ export const SERVE_OPTIONS = {
   tokenFormat: { flag: '--token-format <format>', env: 'ROA_TOKEN_FORMAT', defaultValue: 'opaque', description: 'OAuth access tokens: opaque or jwt (RFC 9068, JWKS at /oauth/jwks.json)' },
   issuer: { flag: '--issuer <url>', env: 'ROA_ISSUER', description: 'OAuth issuer origin (default the service origin)' },
   passwordGrant: { flag: '--password-grant <on|off>', env: 'ROA_PASSWORD_GRANT', defaultValue: 'on', description: 'OAuth password grant for first-party clients' },
+  passwordGrantClients: { flag: '--password-grant-clients <ids>', env: 'ROA_PASSWORD_GRANT_CLIENTS', description: 'comma-separated client ids allowed the password grant (default: every client)' },
+  jwtKeyFile: { flag: '--jwt-key-file <path>', env: 'ROA_JWT_KEY_FILE', defaultValue: './data/jwt-signing-key.json', description: 'JWT signing key (ES256, created with mode 0600 on first start; instances share it)' },
   accessTokenTtl: { flag: '--access-token-ttl <seconds>', env: 'ROA_ACCESS_TOKEN_TTL', defaultValue: '900', description: 'life of OAuth access tokens' },
   refreshTokenTtl: { flag: '--refresh-token-ttl <seconds>', env: 'ROA_REFRESH_TOKEN_TTL', defaultValue: String(30 * 24 * 3600), description: 'life of OAuth refresh tokens' },
   hmacClockSkew: { flag: '--hmac-clock-skew <seconds>', env: 'ROA_HMAC_CLOCK_SKEW', defaultValue: '600', description: "largest accepted distance between a signed request's Date and the server clock" },

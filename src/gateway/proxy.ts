@@ -15,6 +15,7 @@ import { badGateway, gatewayTimeout, sendProblem } from './problem.js';
 import { handlePurge } from './purge.js';
 import { buildStored, freshen, selectVariant, serveStored, varyNames, varyValues, writeHit } from './stored-response.js';
 import { Upstream, UpstreamError } from './upstream.js';
+import { answerClientError } from '../http/client-error.js';
 import { flushPerTurn, requestStarted } from '../http/turn-flush.js';
 
 export interface GatewayLogger {
@@ -378,9 +379,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const server = createServer(handle);
   // Hits answered in one event-loop turn leave together at its end (see http/turn-flush).
   server.on('connection', flushPerTurn);
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-  });
+  server.on('clientError', answerClientError);
 
   return {
     server,

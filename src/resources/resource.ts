@@ -368,8 +368,10 @@ function preconditionFailed(): HttpError {
 }
 
 function forbidden(caller: Caller | undefined, method: string, scopes: { read: string; write: string } | undefined): HttpError {
-  if (caller?.scheme === 'bearer' && scopes !== undefined) {
-    const scope = method === 'GET' || method === 'HEAD' ? scopes.read : scopes.write;
+  const scope = scopes === undefined ? undefined : method === 'GET' || method === 'HEAD' ? scopes.read : scopes.write;
+  // insufficient_scope (RFC 6750 §3.1) only when the token lacks the scope: a reader's token that
+  // carries articles:write is refused for the reader's role, and a new token would not help.
+  if (caller?.scopes != null && scope !== undefined && !caller.scopes.includes(scope)) {
     return new HttpError(403, `This token lacks the ${scope} scope`, {
       code: 'ROA_ERR_INSUFFICIENT_SCOPE',
       headers: { 'WWW-Authenticate': `Bearer realm="roa", error="insufficient_scope", scope="${scope}"` },

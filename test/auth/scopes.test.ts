@@ -22,7 +22,7 @@ describe('requireScope', () => {
 describe('parseScope', () => {
   it('splits on single spaces and rejects bad tokens', () => {
     assert.deepEqual(parseScope('a b a'), ['a', 'b']);
-    assert.deepEqual(parseScope(''), []);
+    assert.equal(parseScope(''), undefined);
     assert.equal(parseScope('a  b'), undefined);
     assert.equal(parseScope('a"b'), undefined);
   });

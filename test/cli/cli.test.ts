@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -266,6 +266,36 @@ describe('roa CLI', () => {
     const huge = roaServeRefused(['--refresh-token-ttl', '100000000000000']);
     assert.equal(huge.status, 1);
     assert.match(huge.stderr, /--refresh-token-ttl must be an integer from 1 to 315360000/);
+  });
+
+  it('keeps the password grant to the clients --password-grant-clients names, and signs JWTs with the --jwt-key-file key', async () => {
+    const db = join(dir, 'first-party.db');
+    const keyFile = join(dir, 'keys', 'jwt.json');
+    assert.equal(roa(['user', 'add', 'pia', '--role', 'editor', '--password', 'pia-password-1', '--db', db]).status, 0);
+    for (const id of ['first-app', 'third-app']) {
+      assert.equal(roa(['client', 'add', id, '--user', 'pia', '--secret', `${id}-secret-0123456789abcdef`, '--db', db]).status, 0);
+    }
+    const { child, base } = await roaServe(db, ['--password-grant-clients', 'first-app', '--token-format', 'jwt', '--jwt-key-file', keyFile]);
+    const passwordGrant = (id: string) => send(base, 'POST', '/oauth/token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${id}:${id}-secret-0123456789abcdef`).toString('base64')}` },
+      body: 'grant_type=password&username=pia&password=pia-password-1',
+    });
+    try {
+      const first = await passwordGrant('first-app');
+      assert.equal(first.status, 200, first.text);
+      const third = await passwordGrant('third-app');
+      assert.equal(third.status, 400, third.text);
+      assert.equal((JSON.parse(third.text) as { error: string }).error, 'unauthorized_client');
+      // The token is signed with the key in --jwt-key-file (created there, mode 0600), whose public half the JWKS serves.
+      assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+      const key = JSON.parse(readFileSync(keyFile, 'utf8')) as { x: string; y: string };
+      const jwks = JSON.parse((await send(base, 'GET', '/oauth/jwks.json')).text) as { keys: Array<{ kid: string; x: string; y: string }> };
+      assert.deepEqual(jwks.keys.map((k) => [k.x, k.y]), [[key.x, key.y]]);
+      const header = JSON.parse(Buffer.from((JSON.parse(first.text) as { access_token: string }).access_token.split('.')[0]!, 'base64url').toString()) as { kid: string };
+      assert.equal(header.kid, jwks.keys[0]!.kid);
+    } finally {
+      await stop(child);
+    }
   });
 
   it('refuses a clock skew that is not 1 s to a day, from the flag or ROA_HMAC_CLOCK_SKEW', () => {

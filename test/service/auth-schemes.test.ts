@@ -70,7 +70,7 @@ describe('article service with HMAC, Bearer and OAuth wired in', () => {
     const both = await send(svc.base, 'GET', '/articles', { headers: { ...headers, authorization: `Bearer ${bearer}` } });
     assert.equal(both.status, 400, both.text);
     assert.match(both.headers['content-type']!, /problem\+json/);
-    const alone = await send(svc.base, 'GET', '/articles', { headers });
+    const alone = await send(svc.base, 'GET', '/articles', { headers: { ...headers } });
     assert.equal(alone.status, 200, alone.text);
   });
 
@@ -90,6 +90,42 @@ describe('article service with HMAC, Bearer and OAuth wired in', () => {
     const bearer = await token(writer);
     const res = await send(svc.base, 'POST', '/articles', { headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/xml' }, body: XML });
     assert.equal(res.status, 201);
+  });
+
+  it('answers token-endpoint refusals as RFC 6749 JSON with no-store, and other methods with 405', async () => {
+    const basic = 'Basic ' + Buffer.from(`${writer.id}:${writer.secret}`).toString('base64');
+    const refusals: Array<[string, Record<string, string>, string, string]> = [
+      ['a charset other than UTF-8', { 'content-type': 'application/x-www-form-urlencoded; charset=latin1' }, 'grant_type=client_credentials', 'invalid_request'],
+      ['a compressed body', { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' }, 'grant_type=client_credentials', 'invalid_request'],
+      ['a body over the form limit', { 'content-type': 'application/x-www-form-urlencoded' }, `grant_type=client_credentials&pad=${'x'.repeat(120 * 1024)}`, 'invalid_request'],
+      ['an empty scope', { 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials&scope=', 'invalid_scope'],
+    ];
+    for (const [what, headers, body, error] of refusals) {
+      const res = await send(svc.base, 'POST', '/oauth/token', { headers: { ...headers, authorization: basic }, body });
+      assert.equal(res.status, 400, `${what}: ${res.text}`);
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8', what);
+      assert.equal(res.headers['cache-control'], 'no-store', what);
+      assert.equal((JSON.parse(res.text) as { error: string }).error, error, what);
+    }
+    for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
+      const res = await send(svc.base, 'GET', path);
+      assert.equal(res.status, 405, path);
+      assert.equal(res.headers.allow, 'POST', path);
+    }
+    const meta = await send(svc.base, 'POST', '/.well-known/oauth-authorization-server', { headers: { 'content-type': 'text/plain' }, body: 'x' });
+    assert.equal(meta.status, 405);
+    assert.equal(meta.headers.allow, 'GET, HEAD');
+  });
+
+  it("refuses a reader's write for the role, not the scope, when the token carries articles:write", async () => {
+    await svc.addUser('rita', 'reader');
+    const c = generateClientSecret();
+    await svc.running.store.createClient({ clientId: 'rita-app', secretHash: c.secretHash, userName: 'rita', scopes: ['articles:read', 'articles:write'] });
+    const bearer = await token({ id: 'rita-app', secret: c.clientSecret });
+    const res = await send(svc.base, 'POST', '/articles', { headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/xml' }, body: XML });
+    assert.equal(res.status, 403);
+    assert.equal(res.headers['www-authenticate'], undefined, 'a new token would not help: no insufficient_scope challenge');
+    assert.equal(JSON.parse(res.text).code, 'ROA_ERR_FORBIDDEN');
   });
 
   it('refuses a write with a read-only token: 403 insufficient_scope', async () => {

@@ -22,6 +22,7 @@ export function registerClient(program: Command): void {
     .action(async (clientId: string, flags: Record<string, unknown>) => {
       if (!CLIENT_ID.test(clientId)) throw new Error('a client_id is 1-128 characters of letters, digits, ".", "_", "~" or "-"');
       const scopes = typeof flags.scopes === 'string' ? flags.scopes.split(/[\s,]+/).filter(Boolean) : [...SCOPES];
+      if (scopes.length === 0) throw new Error(`--scopes needs at least one scope of ${SCOPES.join(', ')}`);
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new Error(`unknown scope ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
       const given = typeof flags.secret === 'string' ? flags.secret : undefined;

@@ -44,6 +44,8 @@ export function registerServe(program: Command): void {
       secretKeyFile: opt('secretKeyFile'),
       tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
       passwordGrant: opt('passwordGrant') !== 'off',
+      ...(parseList(opt('passwordGrantClients')).length > 0 ? { passwordGrantClients: parseList(opt('passwordGrantClients')) } : {}),
+      jwtKeyFile: opt('jwtKeyFile'),
       accessTokenTtlMs: parseInteger(opt('accessTokenTtl'), '--access-token-ttl', 1, MAX_TOKEN_LIFETIME_S) * 1000,
       refreshTokenTtlMs: parseInteger(opt('refreshTokenTtl'), '--refresh-token-ttl', 1, MAX_TOKEN_LIFETIME_S) * 1000,
       ...(opt('issuer') ? { issuer: opt('issuer') } : {}),
