@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { signRequest } from '../../src/client/index.js';
+import { openStore } from '../../src/storage/open-store.js';
 import { send } from '../helpers/service.js';
 
 const CLI = join(process.cwd(), 'dist', 'cli.js');
@@ -274,6 +275,15 @@ describe('roa CLI', () => {
     assert.equal(roa(['user', 'add', 'pia', '--role', 'editor', '--password', 'pia-password-1', '--db', db]).status, 0);
     for (const id of ['first-app', 'third-app']) {
       assert.equal(roa(['client', 'add', id, '--user', 'pia', '--secret', `${id}-secret-0123456789abcdef`, '--db', db]).status, 0);
+    }
+    // A chosen client secret is stored like a password (scrypt), never as a fast hash or in clear.
+    const store = await openStore(db);
+    try {
+      const stored = (await store.getClient('first-app'))!.secretHash;
+      assert.match(stored, /^scrypt\$/);
+      assert.ok(!stored.includes('first-app-secret'));
+    } finally {
+      await store.close();
     }
     const { child, base } = await roaServe(db, ['--password-grant-clients', 'first-app', '--token-format', 'jwt', '--jwt-key-file', keyFile]);
     const passwordGrant = (id: string) => send(base, 'POST', '/oauth/token', {

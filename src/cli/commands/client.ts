@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { SCOPES } from '../../auth/scopes.js';
-import { generateClientSecret, hashClientSecret } from '../../auth/tokens.js';
+import { hashPassword } from '../../auth/passwords.js';
+import { generateClientSecret } from '../../auth/tokens.js';
 import { SERVE_OPTIONS } from '../options.js';
 import { withStore } from './with-store.js';
 
@@ -27,7 +28,9 @@ export function registerClient(program: Command): void {
       if (unknown.length > 0) throw new Error(`unknown scope ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
       const given = typeof flags.secret === 'string' ? flags.secret : undefined;
       if (given !== undefined && given.length < 16) throw new Error('--secret must be at least 16 characters');
-      const { clientSecret, secretHash } = given === undefined ? generateClientSecret() : { clientSecret: given, secretHash: hashClientSecret(given) };
+      // A generated secret has 256 random bits: a fast hash cannot be brute-forced. A chosen one may
+      // be guessable like a password, so it is stored like one (scrypt).
+      const { clientSecret, secretHash } = given === undefined ? generateClientSecret() : { clientSecret: given, secretHash: await hashPassword(given) };
       await withStore(flags.db, async (store) => {
         if (!(await store.getUser(flags.user as string))) throw new Error(`no user named '${String(flags.user)}'`);
         await store.createClient({ clientId, secretHash, userName: flags.user as string, scopes });
