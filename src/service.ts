@@ -15,9 +15,11 @@ import { JwtAccessTokens } from './auth/jwt-keys.js';
 import type { NonceStore } from './auth/nonce-store.js';
 import { createOAuthRouter } from './auth/oauth-router.js';
 import { createRedisNonceStore } from './auth/redis-nonce-store.js';
+import { RedisFailureThrottle } from './auth/redis-throttle.js';
 import type { AuthScheme } from './auth/scheme.js';
 import { loadServerKey, SecretBox } from './auth/secret-box.js';
 import { StoreNonceStore } from './auth/store-nonce-store.js';
+import type { AttemptThrottle } from './auth/throttle.js';
 import { sendProblem } from './errors/problem.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger } from './gateway/purger.js';
@@ -84,6 +86,8 @@ export interface Service {
   /** Resource dependencies; `purger` may be set after start-up (once cache nodes are known). */
   deps: ResourceDeps;
   logger: Logger;
+  /** Closes the connections the service opened besides the store (Redis). */
+  release(): Promise<void>;
 }
 
 export interface RunningService extends Service {
@@ -108,6 +112,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // commit, one transaction per event-loop turn). Either survives a restart, so a nonce seen
   // before it stays refused, and neither is bounded by this process's memory.
   const nonces: NonceStore = opts.redisUrl ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:' }) : new StoreNonceStore(store);
+  // With Redis, failed client-secret and password attempts are counted across instances too.
+  const throttle: AttemptThrottle | undefined = opts.redisUrl ? new RedisFailureThrottle(opts.redisUrl, { prefix: 'roa:throttle:' }) : undefined;
   const issuer = opts.issuer ?? `http://${hostForUrl(opts.host ?? '127.0.0.1')}:${opts.port ?? 3000}`;
   const jwt = opts.tokenFormat === 'jwt' ? await JwtAccessTokens.load({ issuer, keyFile: opts.jwtKeyFile }) : undefined;
   const schemes: AuthScheme[] = [
@@ -135,6 +141,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     ...(jwt ? { jwt } : {}),
     passwordGrant: opts.passwordGrant ?? true,
     passwordGrantClients: opts.passwordGrantClients,
+    throttle,
     // Undefined takes the token service's defaults (15 minutes, 30 days).
     accessTokenTtlMs: opts.accessTokenTtlMs,
     refreshTokenTtlMs: opts.refreshTokenTtlMs,
@@ -148,7 +155,11 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     sendProblem(req, res, err, { env });
   });
-  return { app, store, authenticator, deps, logger };
+  const release = async (): Promise<void> => {
+    await nonces.close?.();
+    await throttle?.close?.();
+  };
+  return { app, store, authenticator, deps, logger, release };
 }
 
 function makePurger(nodes: string[], opts: ServiceOptions, logger: Logger): Purger | undefined {
@@ -231,6 +242,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
       await gateway?.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
+      await service.release();
       await service.store.close();
     },
   };

@@ -11,7 +11,7 @@ import { OAuthError, invalidRequest } from './oauth-errors.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import { parseScope, SCOPES } from './scopes.js';
-import { FailureThrottle } from './throttle.js';
+import { FailureThrottle, type AttemptThrottle } from './throttle.js';
 import { generateToken, hashToken, verifyClientSecret } from './tokens.js';
 
 export type OAuthStore = Pick<
@@ -34,8 +34,8 @@ export interface OAuthOptions {
   /** JWT mode: access tokens are RFC 9068 JWTs. */
   jwt?: JwtAccessTokens;
   scopesSupported?: readonly string[];
-  /** Failed client-secret and password attempts; default 10 per minute per client id / user name. */
-  throttle?: FailureThrottle;
+  /** Failed client-secret and password attempts; default 10 per minute per client id / user name, in memory. */
+  throttle?: AttemptThrottle;
   safeEqual?: SafeEqual;
   now?: () => number;
 }
@@ -82,7 +82,7 @@ export class OAuthTokenService {
   private readonly accessTtl: number;
   private readonly refreshTtl: number;
   private readonly passwordClients: Set<string> | undefined;
-  private readonly throttle: FailureThrottle;
+  private readonly throttle: AttemptThrottle;
   private readonly equal: SafeEqual;
   private readonly now: () => number;
 
@@ -115,16 +115,16 @@ export class OAuthTokenService {
   /** The client, or invalid_client (401; the router adds the Basic challenge) / 429 when throttled. */
   async authenticateClient(creds: ClientCredentials): Promise<OAuthClient> {
     const key = 'client:' + creds.clientId;
-    const wait = this.throttle.retryAfter(key);
+    const wait = await this.throttle.retryAfter(key);
     if (wait > 0) throw new ThrottledError('invalid_client', wait);
     const client = await this.store.getClient(creds.clientId);
     // Unknown clients compare against a dummy hash too, so both failures cost the same.
     const ok = await verifyClientSecret(creds.clientSecret, client?.secretHash ?? DUMMY_CLIENT_HASH, this.equal);
     if (!ok || client === undefined) {
-      this.throttle.fail(key);
+      await this.throttle.fail(key);
       throw new OAuthError('invalid_client', 'Client authentication failed', 401);
     }
-    this.throttle.reset(key);
+    await this.throttle.reset(key);
     return client;
   }
 
@@ -199,15 +199,15 @@ export class OAuthTokenService {
     if (username === null || username === '' || password === null) throw invalidRequest('username and password are required');
     const scopes = this.grantedScopes(params, client.scopes);
     const key = 'user:' + username;
-    const wait = this.throttle.retryAfter(key);
+    const wait = await this.throttle.retryAfter(key);
     if (wait > 0) throw new ThrottledError('invalid_grant', wait);
     const user = await this.store.getUser(username);
     const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()), this.equal);
     if (!ok || user === undefined) {
-      this.throttle.fail(key);
+      await this.throttle.fail(key);
       throw new OAuthError('invalid_grant', 'Invalid username or password');
     }
-    this.throttle.reset(key);
+    await this.throttle.reset(key);
     return this.issue(client, user.name, scopes, randomUUID(), true);
   }
 

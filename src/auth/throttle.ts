@@ -1,5 +1,19 @@
 /** @module auth/throttle An in-memory sliding-window counter of failed attempts (per client id or user name). */
 
+/**
+ * What the token endpoint needs of a throttle: `FailureThrottle` in one process's memory, or
+ * `RedisFailureThrottle` (auth/redis-throttle) shared by every instance.
+ */
+export interface AttemptThrottle {
+  /** Seconds until another attempt is allowed; 0 when allowed now. */
+  retryAfter(key: string): number | Promise<number>;
+  /** Counts one failed attempt. */
+  fail(key: string): void | Promise<void>;
+  /** Forgets a key's failures (after a success). */
+  reset(key: string): void | Promise<void>;
+  close?(): Promise<void>;
+}
+
 export interface ThrottleOptions {
   /** Failures allowed within the window. Default 10. */
   limit?: number;
@@ -10,6 +24,9 @@ export interface ThrottleOptions {
   now?: () => number;
 }
 
+export const DEFAULT_THROTTLE_LIMIT = 10;
+export const DEFAULT_THROTTLE_WINDOW_MS = 60_000;
+
 /**
  * Counts failures per key over a sliding window. `retryAfter(key)` > 0 means refuse before even checking
  * the credential, so guessing is capped at `limit` tries per window.
@@ -18,7 +35,7 @@ export interface ThrottleOptions {
  *   if (t.retryAfter(id) > 0) return tooMany();
  *   if (!ok) t.fail(id);
  */
-export class FailureThrottle {
+export class FailureThrottle implements AttemptThrottle {
   private readonly hits = new Map<string, number[]>();
   private readonly limit: number;
   private readonly windowMs: number;
@@ -26,8 +43,8 @@ export class FailureThrottle {
   private readonly now: () => number;
 
   constructor(options: ThrottleOptions = {}) {
-    this.limit = options.limit ?? 10;
-    this.windowMs = options.windowMs ?? 60_000;
+    this.limit = options.limit ?? DEFAULT_THROTTLE_LIMIT;
+    this.windowMs = options.windowMs ?? DEFAULT_THROTTLE_WINDOW_MS;
     this.maxKeys = options.maxKeys ?? 10_000;
     this.now = options.now ?? Date.now;
   }
