@@ -1,7 +1,7 @@
 /** @module test/auth/nonce-stores */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, Socket, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { MemoryNonceStore } from '../../src/auth/memory-nonce-store.js';
@@ -13,22 +13,11 @@ import { generateHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/se
 import { signRequest } from '../../src/client/index.js';
 import type { HttpError } from '../../src/errors/http-error.js';
 import type { Request } from '../../src/http/request.js';
-import { skipReason } from '../helpers/services.js';
+import { redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
 import { MemoryAuthStore } from './memory-store.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
-async function redisReachable(): Promise<boolean> {
-  const { hostname, port } = new URL(REDIS_URL);
-  return new Promise((resolve) => {
-    const s = new Socket();
-    s.setTimeout(500);
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-    s.once('timeout', () => (s.destroy(), resolve(false)));
-    s.connect(Number(port || 6379), hostname);
-  });
-}
 
 describe('MemoryNonceStore', () => {
   it('accepts a nonce once, again after it expired', async () => {

@@ -1,25 +1,13 @@
 /** @module test/auth/redis-throttle — the token endpoint's failure throttle shared through a real Redis. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
-import { skipReason } from '../helpers/services.js';
+import { redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
-async function redisReachable(): Promise<boolean> {
-  const { hostname, port } = new URL(REDIS_URL);
-  return new Promise((resolve) => {
-    const s = new Socket();
-    s.setTimeout(500);
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-    s.once('timeout', () => (s.destroy(), resolve(false)));
-    s.connect(Number(port || 6379), hostname);
-  });
-}
 
 describe('RedisFailureThrottle', { skip: skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:throttle:`;

@@ -3,6 +3,7 @@
  * Decides what a test does when an external service (PostgreSQL, Redis, varnishd, Chromium) is absent:
  * on a laptop it skips with a printed reason; under CI=true or ROA_REQUIRE_SERVICES=1 it fails.
  */
+import { Socket } from 'node:net';
 import type { TestContext } from 'node:test';
 
 /** True when absent services must fail the run instead of skipping. */
@@ -30,4 +31,20 @@ export function skipReason(available: boolean, reason: string): string | false {
   }
   console.log(`# skipped: ${reason}`);
   return reason;
+}
+
+/** The Redis the tests use: REDIS_URL, else the one every machine of ours runs on 6379. */
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** True when something accepts connections at TEST_REDIS_URL within half a second. */
+export function redisReachable(): Promise<boolean> {
+  const { hostname, port } = new URL(TEST_REDIS_URL);
+  return new Promise((resolve) => {
+    const s = new Socket();
+    s.setTimeout(500);
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+    s.once('timeout', () => (s.destroy(), resolve(false)));
+    s.connect(Number(port || 6379), hostname);
+  });
 }

@@ -5,28 +5,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { generateClientSecret } from '../../src/auth/tokens.js';
-import { skipReason } from '../helpers/services.js';
+import { redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
-async function redisReachable(): Promise<boolean> {
-  const { hostname, port } = new URL(REDIS_URL);
-  return new Promise((resolve) => {
-    const s = new Socket();
-    s.setTimeout(500);
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-    s.once('timeout', () => (s.destroy(), resolve(false)));
-    s.connect(Number(port || 6379), hostname);
-  });
-}
 
 describe('OAuth failure throttle across instances (--redis)', { skip: skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'roa-throttle-'));
