@@ -39,6 +39,9 @@ export function signRequest(options: SignRequestOptions): SignedHeaders {
   const method = options.method.toUpperCase();
   const target = targetOf(options.target);
   if (options.user === '' || /[:\s]/.test(options.user)) throw new TypeError('signRequest: user must be non-empty without ":" or whitespace');
+  // A target that could not go on a request line as it is would be signed in a form no server receives.
+  if (target === '' || /[\x00-\x20\x7f-\uffff]/.test(target)) throw new TypeError('signRequest: target must be the request target as sent: visible ASCII, percent-encoded');
+  if (options.secret.length === 0) throw new TypeError('signRequest: secret must not be empty');
   const headers: Partial<SignedHeaders> = {};
   const digest = options.body === undefined ? undefined : contentDigest(options.body);
   if (digest !== undefined) headers['Content-Digest'] = digest;

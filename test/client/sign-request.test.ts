@@ -74,5 +74,11 @@ describe('signRequest', () => {
     assert.match(a.Authentication, /^hmac u:[A-Za-z0-9_-]{22}:[A-Za-z0-9+/]{43}=$/);
     assert.throws(() => signRequest({ method: 'GET', target: '/', user: 'u', secret, nonce: 'short' }));
     assert.throws(() => signRequest({ method: 'GET', target: '/', user: 'a:b', secret }));
+    // What could not go on a request line as it is, and a key of no bytes.
+    for (const target of ['', '/x y', '/caf\u00e9', '/a\tb']) assert.throws(() => signRequest({ method: 'GET', target, user: 'u', secret }), TypeError, JSON.stringify(target));
+    assert.throws(() => signRequest({ method: 'GET', target: '/', user: 'u', secret: '' }), TypeError);
+    assert.throws(() => signRequest({ method: 'GET', target: '/', user: 'u', secret: new Uint8Array(0) }), TypeError);
+    // A URL is reduced to its path and query, which the URL parser has percent-encoded already.
+    assert.match(signRequest({ method: 'GET', target: new URL('http://h/caf\u00e9?q=a b'), user: 'u', secret, minimal: true }).Authentication, /^hmac u:/);
   });
 });
