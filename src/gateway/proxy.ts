@@ -59,8 +59,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 const CLIENT_CONDITIONALS = new Set(['if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range', 'range']);
 const HOP_BY_HOP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-/** The representations roa serves; the embedded gateway normalises Accept to these. */
-export const ROA_MEDIA_TYPES = ['application/xml', 'application/json', 'text/html'];
+/**
+ * The representations roa's article service serves, in its order of preference; the embedded gateway
+ * normalises Accept to these. Listing a type the origin cannot produce would turn a browser's
+ * Accept (text/html first, then XML, then any) into a 406.
+ */
+export const ROA_MEDIA_TYPES = ['application/xml', 'application/json'];
 
 const NOOP_LOGGER: GatewayLogger = { info() {}, warn() {}, error() {} };
 

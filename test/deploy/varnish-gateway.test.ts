@@ -164,7 +164,7 @@ describe('Varnish with deploy/varnish/roa.vcl', { skip }, () => {
     }
   });
 
-  it('normalises Accept so Vary: Accept keeps at most three variants', async () => {
+  it('normalises Accept so Vary: Accept keeps one variant per type roa produces', async () => {
     const json = await send(cache.url, '/article/8', { headers: { accept: 'application/json, text/plain;q=0.5' } });
     assert.equal(json.xCache, 'MISS');
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/json' } })).xCache, 'HIT');
@@ -176,14 +176,14 @@ describe('Varnish with deploy/varnish/roa.vcl', { skip }, () => {
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/*;q=0.8' } })).xCache, 'HIT');
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: '' } })).xCache, 'HIT');
 
-    // A browser's Accept picks HTML, the first of roa's types it lists.
+    // A browser's Accept lists XML (q=0.9) before anything else roa makes: the XML variant, as from roa.
     const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-    assert.equal((await send(cache.url, '/article/8', { headers: { accept: browser } })).xCache, 'MISS');
-    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'text/html' } })).xCache, 'HIT');
-
-    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'text/*' } })).xCache, 'HIT');
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: browser } })).xCache, 'HIT');
+    // So does axios's default, whose first roa type is JSON.
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/json, text/plain, */*' } })).xCache, 'HIT');
 
     // Nothing roa produces: left as is, so roa can answer 406 (RFC 9110 15.5.7).
+    await send(cache.url, '/article/8', { headers: { accept: 'text/html' } });
     await send(cache.url, '/article/8', { headers: { accept: 'image/png' } });
     await send(cache.url, '/article/8', { headers: { accept: 'application/json-seq' } });
 

@@ -5,6 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { acceptNormaliser } from '../../src/gateway/accept-normaliser.js';
+import { ROA_MEDIA_TYPES } from '../../src/gateway/index.js';
+import { negotiate } from '../../src/http/accepts.js';
 import { send, startGateway, startOrigin } from './gateway-helpers.js';
 
 describe('acceptNormaliser', () => {
@@ -18,6 +20,22 @@ describe('acceptNormaliser', () => {
   });
   it('leaves an Accept it cannot satisfy untouched so the origin can answer 406', () => {
     assert.equal(n('image/png'), 'image/png');
+  });
+  it("chooses for roa's article service what the service itself would (ROA_MEDIA_TYPES, http/accepts)", () => {
+    const roa = acceptNormaliser(ROA_MEDIA_TYPES);
+    const cases: Array<[string, string]> = [
+      ['application/json, text/plain, */*', 'application/json'],
+      ['application/json, */*', 'application/json'],
+      ['application/*, application/json', 'application/json'],
+      ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/xml'],
+      ['text/html, */*;q=0.8', 'application/xml'],
+      ['text/html;q=0.5, application/json;q=0.4', 'application/json'],
+      ['text/html', 'text/html'],
+    ];
+    for (const [accept, expected] of cases) {
+      assert.equal(roa(accept), expected, accept);
+      assert.equal(roa(accept), negotiate(accept, ROA_MEDIA_TYPES) ?? accept, `${accept}: as the service negotiates`);
+    }
   });
 });
 

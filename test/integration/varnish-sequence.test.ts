@@ -19,6 +19,16 @@ import { startVarnish, varnishAvailable, type VarnishInstance } from '../helpers
 
 const skip = skipReason(varnishAvailable(), 'varnishd with vmod_xkey not installed (run .ci/install-varnish.sh)');
 
+/** Accept values clients send, and what the service itself answers to each (found answering differently through the caches). */
+const CLIENT_ACCEPTS = [
+  'application/json, text/plain, */*',
+  'application/json, */*',
+  'application/*, application/json',
+  'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'text/html, */*;q=0.8',
+  'text/html;q=0.5, application/json;q=0.4',
+  'text/html',
+];
 const article = (title: string, amount = '9.99') => `<article><title>${title}</title><price currency="eur">${amount}</price></article>`;
 
 describe('Varnish (shipped VCL) in front of the article service', { skip }, () => {
@@ -103,6 +113,18 @@ describe('Varnish (shipped VCL) in front of the article service', { skip }, () =
       const after2 = await get(one, path);
       assert.equal(after2.headers['x-cache'], 'HIT');
       assert.equal(after2.text, article('Assam, second flush', '11.00'));
+    }
+  });
+
+  it('answers every Accept as the service does (status and media type), misses and hits alike', async () => {
+    await create('negotiated', 'Negotiated');
+    for (const accept of CLIENT_ACCEPTS) {
+      const direct = await send(svc.base, 'GET', '/articles/negotiated', { headers: { accept } });
+      for (let i = 0; i < 2; i++) {
+        const cached = await get(one, '/articles/negotiated', { accept });
+        assert.equal(cached.status, direct.status, accept);
+        assert.equal(cached.headers['content-type'], direct.headers['content-type'], accept);
+      }
     }
   });
 
