@@ -234,7 +234,13 @@ describe('article service', () => {
     }
     assert.ok(seen.size >= 5);
     assert.equal((await send(svc.base, 'GET', '/articles?cursor=garbage')).status, 400);
-    assert.equal((await send(svc.base, 'GET', '/articles?limit=0')).status, 400);
+    const zero = await send(svc.base, 'GET', '/articles?limit=0');
+    assert.equal(zero.status, 400);
+    assert.match((JSON.parse(zero.text) as { detail: string }).detail, /positive integer \(pages hold at most 100\)/);
+    // Past the page size the request is served, a page of at most 100 (its next link says limit=100).
+    const big = await send(svc.base, 'GET', '/articles?limit=1000', { headers: { accept: 'application/json' } });
+    assert.equal(big.status, 200);
+    assert.ok((JSON.parse(big.text) as { articles: unknown[] }).articles.length <= 100);
     const xml = await send(svc.base, 'GET', '/articles?limit=1');
     assert.match(xml.text, /^<articles><article id="\d+" href="\/article\/\d+"><title>/);
   });

@@ -102,7 +102,7 @@ function decodeCursor(cursor: string): number {
 function parseLimit(value: unknown): number {
   if (value === undefined) return DEFAULT_LIMIT;
   if (typeof value !== 'string' || !/^[0-9]{1,6}$/.test(value) || Number(value) < 1) {
-    throw new HttpError(400, `limit must be an integer from 1 to ${MAX_LIMIT}`, { code: 'ROA_ERR_BAD_LIMIT' });
+    throw new HttpError(400, `limit must be a positive integer (pages hold at most ${MAX_LIMIT})`, { code: 'ROA_ERR_BAD_LIMIT' });
   }
   return Math.min(Number(value), MAX_LIMIT);
 }
