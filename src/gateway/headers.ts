@@ -11,6 +11,12 @@ const HOP_BY_HOP = new Set([
 /** RFC 9111 §3.1: fields specific to the proxy the cache talks to; never stored. */
 export const PROXY_SPECIFIC = new Set(['proxy-authenticate', 'proxy-authentication-info', 'proxy-authorization']);
 
+/**
+ * Surrogate keys: the tags a cache purges by (vmod_xkey's `xkey`, Fastly's `Surrogate-Key`). Kept
+ * with a stored response, never sent to clients (the shipped VCL unsets them in vcl_deliver too).
+ */
+export const SURROGATE_KEYS: ReadonlySet<string> = new Set(['xkey', 'surrogate-key']);
+
 /** One header field after joining: original-case name, lower-case name, value. */
 export interface Field {
   name: string;

@@ -60,9 +60,17 @@ describe('gateway PURGE', () => {
     const targets: [string, string][] = [
       ['/articles', 'en'], ['/articles?cursor=abc', 'en'], ['/articles?cursor=abc', 'fr'], ['/articles/1', 'en'], ['/other', 'en'],
     ];
-    for (const [path, lang] of targets) await send(gw.base, path, { headers: { 'Accept-Language': lang } });
     for (const [path, lang] of targets) {
-      assert.equal((await send(gw.base, path, { headers: { 'Accept-Language': lang } })).headers['x-cache'], 'HIT', path);
+      const miss = await send(gw.base, path, { headers: { 'Accept-Language': lang } });
+      // Surrogate keys are for caches: kept with the stored response, never shown to clients (as the VCL does).
+      assert.equal(miss.headers.xkey, undefined, path);
+      assert.equal(miss.headers['surrogate-key'], undefined, path);
+    }
+    for (const [path, lang] of targets) {
+      const hit = await send(gw.base, path, { headers: { 'Accept-Language': lang } });
+      assert.equal(hit.headers['x-cache'], 'HIT', path);
+      assert.equal(hit.headers.xkey, undefined, path);
+      assert.equal(hit.headers['surrogate-key'], undefined, path);
     }
     const p = await send(gw.base, '/', { method: 'PURGE', headers: { xkey: 'articles unrelated' } });
     assert.equal(p.status, 200);
