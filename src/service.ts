@@ -19,7 +19,7 @@ import { RedisFailureThrottle } from './auth/redis-throttle.js';
 import type { AuthScheme } from './auth/scheme.js';
 import { loadServerKey, SecretBox } from './auth/secret-box.js';
 import { StoreNonceStore } from './auth/store-nonce-store.js';
-import type { AttemptThrottle } from './auth/throttle.js';
+import { FailureThrottle, type AttemptThrottle } from './auth/throttle.js';
 import { sendProblem } from './errors/problem.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger } from './gateway/purger.js';
@@ -112,12 +112,13 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // commit, one transaction per event-loop turn). Either survives a restart, so a nonce seen
   // before it stays refused, and neither is bounded by this process's memory.
   const nonces: NonceStore = opts.redisUrl ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:' }) : new StoreNonceStore(store);
-  // With Redis, failed client-secret and password attempts are counted across instances too.
-  const throttle: AttemptThrottle | undefined = opts.redisUrl ? new RedisFailureThrottle(opts.redisUrl, { prefix: 'roa:throttle:' }) : undefined;
+  // Failed client secrets and passwords (Basic and the password grant, per user name), counted
+  // across instances in Redis when there is one.
+  const throttle: AttemptThrottle = opts.redisUrl ? new RedisFailureThrottle(opts.redisUrl, { prefix: 'roa:throttle:' }) : new FailureThrottle();
   const issuer = opts.issuer ?? `http://${hostForUrl(opts.host ?? '127.0.0.1')}:${opts.port ?? 3000}`;
   const jwt = opts.tokenFormat === 'jwt' ? await JwtAccessTokens.load({ issuer, keyFile: opts.jwtKeyFile }) : undefined;
   const schemes: AuthScheme[] = [
-    new BasicScheme({ store }),
+    new BasicScheme({ store, throttle }),
     new HmacScheme({
       store,
       box,
@@ -157,7 +158,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   });
   const release = async (): Promise<void> => {
     await nonces.close?.();
-    await throttle?.close?.();
+    await throttle.close?.();
   };
   return { app, store, authenticator, deps, logger, release };
 }

@@ -11,6 +11,8 @@ import { dummyPasswordHash, verifyPassword } from './passwords.js';
 import { NOT_LOADED, RecordCache } from './user-cache.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
+import type { AttemptThrottle } from './throttle.js';
+import { HttpError } from '../errors/http-error.js';
 
 export interface BasicSchemeOptions {
   /** How long a user record is reused before the store is asked again (default 1000 ms; 0 = every request). */
@@ -23,6 +25,12 @@ export interface BasicSchemeOptions {
   cacheMaxEntries?: number;
   /** Injected for tests; defaults to the shared constant-time `safeEqual`. */
   safeEqual?: SafeEqual;
+  /**
+   * Counts failed passwords per user name (key `user:<name>`, shared with the OAuth password grant
+   * when both get the same throttle); past its limit a request answers 429 before any scrypt run.
+   * Default: none.
+   */
+  throttle?: AttemptThrottle;
   now?: () => number;
 }
 
@@ -86,6 +94,7 @@ export class BasicScheme implements AuthScheme {
   private readonly maxEntries: number;
   private readonly equal: SafeEqual;
   private readonly now: () => number;
+  private readonly throttle: AttemptThrottle | undefined;
   private readonly cache = new Map<string, CacheEntry>();
   private readonly records: RecordCache;
   private readonly inFlight = new Map<string, Promise<boolean>>();
@@ -100,6 +109,7 @@ export class BasicScheme implements AuthScheme {
     this.ttl = options.cacheTtlMs ?? 60_000;
     this.maxEntries = options.cacheMaxEntries ?? 1000;
     this.equal = options.safeEqual ?? defaultSafeEqual;
+    this.throttle = options.throttle;
     this.now = options.now ?? Date.now;
     if (!/^[\x20-\x7e]*$/.test(this.realm) || this.realm.includes('"')) throw new Error('BasicScheme: realm must be printable ASCII without quotes');
   }
@@ -150,6 +160,14 @@ export class BasicScheme implements AuthScheme {
     } else {
       user = peeked;
     }
+    // Only here, past the caches: a verified password in use is never slowed down by guessing.
+    const attempts = 'user:' + creds.userId;
+    if (this.throttle !== undefined) {
+      const wait = await this.throttle.retryAfter(attempts);
+      if (wait > 0) {
+        throw new HttpError(429, 'Too many failed attempts for this user; retry later', { code: 'ROA_ERR_TOO_MANY_ATTEMPTS', headers: { 'Retry-After': String(wait) } });
+      }
+    }
     // Unknown users are verified against a dummy hash: same scrypt cost, same answer (no enumeration).
     const stored = user?.passwordHash ?? (await dummyPasswordHash());
     // Concurrent requests with the same credentials share one scrypt run: a client opening many
@@ -165,7 +183,11 @@ export class BasicScheme implements AuthScheme {
       verifying.then(forget, forget);
     }
     const ok = await verifying;
-    if (!ok || user === undefined) throw invalidCredentials(this.challenge());
+    if (!ok || user === undefined) {
+      await this.throttle?.fail(attempts);
+      throw invalidCredentials(this.challenge());
+    }
+    await this.throttle?.reset(attempts);
     this.remember(key, { name: user.name, passwordHash: user.passwordHash, expiresAt: this.now() + this.ttl });
     return { name: user.name, role: user.role, scopes: null, scheme: 'basic' };
   }

@@ -5,6 +5,9 @@ import { Authenticator } from '../../src/auth/authenticator.js';
 import { BasicScheme, parseBasic } from '../../src/auth/basic.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { safeEqual } from '../../src/auth/safe-equal.js';
+import { FailureThrottle } from '../../src/auth/throttle.js';
+import type { HttpError } from '../../src/errors/http-error.js';
+import type { Request } from '../../src/http/request.js';
 import { MemoryAuthStore } from './memory-store.js';
 import { serve, type TestServer } from './server.js';
 
@@ -120,5 +123,40 @@ describe('BasicScheme', () => {
     await small.authenticate({ headers: { authorization: basic('ann:n3w') } } as never);
     await small.authenticate({ headers: { authorization: basic('cy:pw') } } as never);
     assert.equal((small as unknown as { cache: Map<string, unknown> }).cache.size, 1);
+  });
+});
+
+describe('BasicScheme with a failure throttle', () => {
+  const req = (authorization: string) => ({ headers: { authorization }, locals: {} }) as unknown as Request;
+
+  async function setup() {
+    const store = new MemoryAuthStore();
+    await store.createUser({ name: 'ann', role: 'editor', passwordHash: await hashPassword('s3cret', FAST) });
+    await store.createUser({ name: 'bo', role: 'reader', passwordHash: await hashPassword('b0-pass', FAST) });
+    const counter = { equalCalls: 0 };
+    const scheme = new BasicScheme({
+      store,
+      throttle: new FailureThrottle({ limit: 3, windowMs: 60_000 }),
+      safeEqual: (a, b) => (counter.equalCalls++, safeEqual(a, b)),
+    });
+    return { scheme, counter };
+  }
+
+  it('answers 429 + Retry-After past the limit, before any password check, and only for that user', async () => {
+    const { scheme, counter } = await setup();
+    for (let i = 0; i < 3; i++) await assert.rejects(scheme.authenticate(req(basic('ann:wrong'))), (e: HttpError) => e.status === 401);
+    const checked = counter.equalCalls;
+    await assert.rejects(scheme.authenticate(req(basic('ann:s3cret'))), (e: HttpError) => e.status === 429 && Number(e.headers['Retry-After']) > 0);
+    assert.equal(counter.equalCalls, checked, 'no scrypt run while throttled');
+    assert.equal((await scheme.authenticate(req(basic('bo:b0-pass')))).name, 'bo');
+  });
+
+  it('forgets the failures once the password verifies', async () => {
+    const { scheme } = await setup();
+    for (let i = 0; i < 2; i++) await assert.rejects(scheme.authenticate(req(basic('ann:wrong'))), (e: HttpError) => e.status === 401);
+    assert.equal((await scheme.authenticate(req(basic('ann:s3cret')))).name, 'ann');
+    for (let i = 0; i < 2; i++) await assert.rejects(scheme.authenticate(req(basic('ann:wrong'))), (e: HttpError) => e.status === 401);
+    // Two plus two failures with a success between: still under the limit of three.
+    await assert.rejects(scheme.authenticate(req(basic('ann:wrong-again'))), (e: HttpError) => e.status === 401);
   });
 });

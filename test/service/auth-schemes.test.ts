@@ -117,6 +117,21 @@ describe('article service with HMAC, Bearer and OAuth wired in', () => {
     assert.equal(meta.headers.allow, 'GET, HEAD');
   });
 
+  it('throttles guessed Basic passwords per user, together with the password grant (429 + Retry-After)', async () => {
+    const good = await svc.addUser('gus', 'editor', 'gus-password-1');
+    const bad = 'Basic ' + Buffer.from('gus:guess').toString('base64');
+    for (let n = 0; n < 10; n++) assert.equal((await send(svc.base, 'GET', '/articles', { headers: { authorization: bad } })).status, 401);
+    const throttled = await send(svc.base, 'GET', '/articles', { headers: { authorization: good } });
+    assert.equal(throttled.status, 429, throttled.text);
+    assert.ok(Number(throttled.headers['retry-after']) > 0);
+    assert.match(throttled.headers['content-type']!, /problem\+json/);
+    const grant = await send(svc.base, 'POST', '/oauth/token', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic ' + Buffer.from(`${writer.id}:${writer.secret}`).toString('base64') },
+      body: 'grant_type=password&username=gus&password=gus-password-1',
+    });
+    assert.equal(grant.status, 429, grant.text);
+  });
+
   it("refuses a reader's write for the role, not the scope, when the token carries articles:write", async () => {
     await svc.addUser('rita', 'reader');
     const c = generateClientSecret();
