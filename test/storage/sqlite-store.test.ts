@@ -1,7 +1,7 @@
 /** @module test/storage/sqlite-store The Store contract on SQLite, in memory and in a WAL file, plus SQLite specifics. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -28,6 +28,25 @@ storeContract('SqliteStore file', async () => {
 });
 
 describe('SqliteStore', () => {
+  it('creates its directories 0700 and the database, -wal and -shm 0600 (secrets live there); keeps an existing mode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
+    try {
+      const path = join(dir, 'data', 'roa.db');
+      const store = new SqliteStore(path);
+      await store.createUser({ name: 'ann', role: 'editor', passwordHash: 'scrypt$x' });
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) assert.equal(statSync(file).mode & 0o777, 0o600, file);
+      assert.equal(statSync(join(dir, 'data')).mode & 0o777, 0o700);
+      await store.close();
+      const shared = join(dir, 'shared.db');
+      writeFileSync(shared, '');
+      chmodSync(shared, 0o640);
+      await new SqliteStore(shared).close();
+      assert.equal(statSync(shared).mode & 0o777, 0o640, 'an operator-chosen mode stays');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('checkpoints the WAL in a worker thread once asked, and stops it on close', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
     const path = join(dir, 'roa.db');

@@ -1,5 +1,5 @@
 /** @module storage/sqlite/sqlite-store The Store on SQLite (better-sqlite3): one synchronous connection, so each call is atomic. */
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -104,7 +104,13 @@ export class SqliteStore implements Store {
     const memory = path === ':memory:' || path === '';
     let db: Db | undefined;
     try {
-      if (!memory) makeParentDirs(path);
+      if (!memory) {
+        makeParentDirs(path);
+        // The file holds password hashes, sealed HMAC secrets and token hashes: only its owner reads
+        // it. Created here (empty is a valid database) so SQLite's -wal and -shm, which copy the
+        // database file's permissions, are 0600 too; an existing file keeps the mode it has.
+        closeSync(openSync(path, 'a', 0o600));
+      }
       db = new Database(path);
       // WAL lets readers proceed while one writer commits; in-memory databases ignore it.
       if (!memory) db.pragma('journal_mode = WAL');
@@ -386,7 +392,7 @@ function makeParentDirs(path: string): void {
     if (dirname(dir) === dir) break;
     missing.unshift(dir);
   }
-  for (const dir of missing) mkdirSync(dir);
+  for (const dir of missing) mkdirSync(dir, { mode: 0o700 });
 }
 
 /** Applies pending migrations under an IMMEDIATE transaction, which serialises processes opening one file. */
