@@ -185,7 +185,8 @@ export function resourceHandler<D, I>(spec: ResourceSpec<D, I>, deps: ResourceDe
       if (spec.headers) for (const [k, v] of Object.entries(spec.headers(doc, ctx))) headers.push(k, v);
       if (development) headers.push('X-Roa-Trace', trace.join(', '));
       if (outcome === 'not-modified') {
-        res.writeHead(304, headers);
+        // RFC 9110 §15.4.5: a 304 carries the validators and caching fields, not Content-Type.
+        res.writeHead(304, withoutField(headers, 'Content-Type'));
         res.end();
         return;
       }
@@ -378,4 +379,11 @@ function forbidden(caller: Caller | undefined, method: string, scopes: { read: s
     });
   }
   return new HttpError(403, `Your role may not ${method} here`, { code: 'ROA_ERR_FORBIDDEN' });
+}
+
+/** A flat [name, value, …] header list without the fields named `name` (same case as written). */
+function withoutField(headers: string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < headers.length; i += 2) if (headers[i] !== name) out.push(headers[i]!, headers[i + 1]!);
+  return out;
 }

@@ -143,6 +143,10 @@ describe('article service', () => {
     assert.equal(cached.status, 304);
     assert.equal(cached.text, '');
     assert.equal(cached.headers.etag, etag);
+    // RFC 9110 §15.4.5: validators and caching fields, no representation metadata such as Content-Type.
+    assert.equal(cached.headers['content-type'], undefined);
+    assert.ok(cached.headers['cache-control']);
+    assert.equal(cached.headers.vary, 'Accept');
     const update = await send(svc.base, 'PUT', '/articles/cond', { headers: { ...xmlHeaders(editor), 'if-match': etag }, body: XML.replace('Tea', 'Tea 2') });
     assert.equal(update.status, 200);
     const stale = await send(svc.base, 'PUT', '/articles/cond', { headers: { ...xmlHeaders(editor), 'if-match': etag }, body: XML.replace('Tea', 'Tea 3') });
