@@ -60,8 +60,19 @@ export class Upstream {
         }
         req.destroy(err);
       };
-      // Socket idle timeout: covers connect, waiting for the head, and stalls in the body.
-      req.setTimeout(this.#timeoutMs, () => fail(new UpstreamError('timeout', `origin did not answer within ${this.#timeoutMs} ms`)));
+      // Socket idle timeout: covers connect, waiting for the head, and stalls in the body. While the
+      // client's own body is still arriving, the silence is the client's: the origin gets one more
+      // period to answer it itself (its body time-out, 408), rather than the client getting our 504.
+      let graceLeft = call.body !== undefined;
+      const onIdle = (): void => {
+        if (graceLeft && !req.writableFinished) {
+          graceLeft = false;
+          req.setTimeout(this.#timeoutMs, onIdle);
+          return;
+        }
+        fail(new UpstreamError('timeout', `origin did not answer within ${this.#timeoutMs} ms`));
+      };
+      req.setTimeout(this.#timeoutMs, onIdle);
       req.on('error', (err) => {
         if (!settled) {
           settled = true;

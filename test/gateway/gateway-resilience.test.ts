@@ -4,7 +4,8 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { send, sleep, startGateway, startOrigin } from './gateway-helpers.js';
 
@@ -47,6 +48,39 @@ describe('gateway upstream failures', () => {
     } finally {
       await gw.close();
       await origin.close();
+    }
+  });
+});
+
+describe('gateway and a client that stalls its upload', () => {
+  it("passes on the origin's own 408 for the stalled body instead of blaming the origin with 504", async () => {
+    // An origin with a body time-out shorter than twice the gateway's idle time-out.
+    const origin = createHttpServer((req, res) => {
+      const timer = setTimeout(() => {
+        res.writeHead(408, { 'Content-Type': 'application/problem+json', Connection: 'close' });
+        res.end(JSON.stringify({ status: 408, title: 'Request Timeout' }));
+      }, 300);
+      req.on('end', () => clearTimeout(timer));
+      req.resume();
+    });
+    await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+    const gw = await startGateway(`http://127.0.0.1:${(origin.address() as AddressInfo).port}`, { upstreamTimeoutMs: 200 });
+    try {
+      const port = gw.base.port;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc'));
+        let text = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (d: string) => (text += d));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(text));
+        setTimeout(() => socket.destroy(), 3000);
+      });
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+    } finally {
+      await gw.close();
+      origin.closeAllConnections();
+      await new Promise<void>((r) => origin.close(() => r()));
     }
   });
 });
