@@ -101,6 +101,10 @@ export interface Store {
   listUsers(): Promise<User[]>;
   removeUser(name: string): Promise<boolean>;
   setUserHmacSecret(name: string, secret: string | null): Promise<boolean>;
+  /** Replaces a user's password hash; false when there is no such user. */
+  setUserPassword(name: string, passwordHash: string): Promise<boolean>;
+  /** Changes a user's role; false when there is no such user. */
+  setUserRole(name: string, role: Role): Promise<boolean>;
 
   /** Duplicate id => HttpError 409 code ROA_ERR_CLIENT_EXISTS; unknown user => HttpError 404 code ROA_ERR_USER_NOT_FOUND. */
   createClient(c: { clientId: string; secretHash: string; userName: string; scopes: string[] }): Promise<OAuthClient>;

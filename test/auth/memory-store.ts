@@ -29,6 +29,18 @@ export class MemoryAuthStore {
     u.hmacSecret = secret;
     return true;
   }
+  async setUserPassword(name: string, passwordHash: string): Promise<boolean> {
+    const u = this.users.get(name);
+    if (!u) return false;
+    u.passwordHash = passwordHash;
+    return true;
+  }
+  async setUserRole(name: string, role: Role): Promise<boolean> {
+    const u = this.users.get(name);
+    if (!u) return false;
+    u.role = role;
+    return true;
+  }
   async createClient(c: { clientId: string; secretHash: string; userName: string; scopes: string[] }): Promise<OAuthClient> {
     const client = { ...c, createdAt: new Date() };
     this.clients.set(c.clientId, client);

@@ -124,6 +124,32 @@ describe('roa CLI', () => {
     assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
+  it("changes a running service's user: the new password and role hold within a second, the old password no longer", async () => {
+    const db = join(dir, 'change.db');
+    assert.equal(roa(['user', 'add', 'cleo', '--role', 'reader', '--password', 'cleo-old-password', '--db', db]).status, 0);
+    const { child, base } = await roaServe(db);
+    const options = (password: string) => send(base, 'OPTIONS', '/articles', { headers: { authorization: `Basic ${Buffer.from(`cleo:${password}`).toString('base64')}` } });
+    try {
+      assert.equal((await options('cleo-old-password')).headers.allow, 'HEAD, GET, OPTIONS');
+      const changed = roa(['user', 'password', 'cleo', '--db', db]);
+      assert.equal(changed.status, 0, changed.stderr);
+      const password = /password: (\S+)/.exec(changed.stdout)![1]!;
+      const promoted = roa(['user', 'role', 'cleo', 'editor', '--db', db]);
+      assert.equal(promoted.status, 0, promoted.stderr);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.equal((await options('cleo-old-password')).status, 401);
+      const now = await options(password);
+      assert.equal(now.status, 200);
+      assert.equal(now.headers.allow, 'HEAD, GET, OPTIONS, POST', 'an editor may POST to the collection');
+    } finally {
+      await stop(child);
+    }
+    assert.equal(roa(['user', 'role', 'cleo', 'owner', '--db', db]).status, 1);
+    assert.equal(roa(['user', 'role', 'nobody', 'admin', '--db', db]).status, 1);
+    assert.equal(roa(['user', 'password', 'nobody', '--password', 'x-long-enough', '--db', db]).status, 1);
+    assert.doesNotMatch(roa(['user', 'password', 'cleo', '--password', 'given-password', '--db', db]).stdout, /password:/);
+  });
+
   it('adds, lists and removes users; prints a generated password once', () => {
     const db = join(dir, 'users.db');
     const added = roa(['user', 'add', 'alice', '--role', 'editor', '--db', db]);

@@ -311,6 +311,19 @@ export function storeContract(
         assert.equal(u.role, 'admin');
       });
 
+      it("changes a user's password hash and role, and answers false for an unknown user", async () => {
+        const name = uniq('user');
+        await store.createUser({ name, role: 'reader', passwordHash: 'old', hmacSecret: 'enc' });
+        assert.equal(await store.setUserPassword(name, 'new'), true);
+        assert.equal(await store.setUserRole(name, 'editor'), true);
+        const u = await store.getUser(name);
+        assert.equal(u?.passwordHash, 'new');
+        assert.equal(u?.role, 'editor');
+        assert.equal(u?.hmacSecret, 'enc', 'other fields stay');
+        assert.equal(await store.setUserPassword(uniq('none'), 'x'), false);
+        assert.equal(await store.setUserRole(uniq('none'), 'admin'), false);
+      });
+
       it('rejects a duplicate name with 409 ROA_ERR_USER_EXISTS', async () => {
         const name = uniq('user');
         await store.createUser({ name, role: 'reader', passwordHash: 'a' });

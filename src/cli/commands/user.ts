@@ -62,6 +62,30 @@ export function registerUser(program: Command): void {
     });
 
   user
+    .command('password <name>')
+    .description("set a user's password; prints a generated one once when none is given")
+    .option('--password <password>', 'the new password (generated when omitted)')
+    .option(SERVE_OPTIONS.db.flag, 'database')
+    .action(async (name: string, flags: Record<string, unknown>) => {
+      const given = typeof flags.password === 'string' ? flags.password : undefined;
+      const password = given ?? randomBytes(18).toString('base64url');
+      const hash = await hashPassword(password);
+      if (!(await withStore(flags.db, (store) => store.setUserPassword(name, hash)))) throw new Error(`no user named '${name}'`);
+      console.log(`password set for ${name}`);
+      if (given === undefined) console.log(`password: ${password}`);
+    });
+
+  user
+    .command('role <name> <role>')
+    .description("change a user's role (reader, editor or admin)")
+    .option(SERVE_OPTIONS.db.flag, 'database')
+    .action(async (name: string, role: string, flags: Record<string, unknown>) => {
+      if (!ROLES.includes(role as Role)) throw new Error(`role must be one of ${ROLES.join(', ')}, got '${role}'`);
+      if (!(await withStore(flags.db, (store) => store.setUserRole(name, role as Role)))) throw new Error(`no user named '${name}'`);
+      console.log(`${name} is now ${role}`);
+    });
+
+  user
     .command('list')
     .description('list users')
     .option(SERVE_OPTIONS.db.flag, 'database')

@@ -205,6 +205,14 @@ export class PostgresStore implements Store {
     return (await this.count('update user', 'UPDATE users SET hmac_secret = $1 WHERE name = $2', [secret, name])) > 0;
   }
 
+  async setUserPassword(name: string, passwordHash: string): Promise<boolean> {
+    return (await this.count('update user', 'UPDATE users SET password_hash = $1 WHERE name = $2', [passwordHash, name])) > 0;
+  }
+
+  async setUserRole(name: string, role: Role): Promise<boolean> {
+    return (await this.count('update user', 'UPDATE users SET role = $1 WHERE name = $2', [role, name])) > 0;
+  }
+
   async createClient(c: { clientId: string; secretHash: string; userName: string; scopes: string[] }): Promise<OAuthClient> {
     return this.tx('create client', async (t) => {
       // KEY SHARE keeps the user from being removed before the insert commits.

@@ -28,6 +28,8 @@ export function prepareStatements(db: Db): PreparedStatements {
     listUsers: st('SELECT name, role, password_hash, hmac_secret, created_at FROM users ORDER BY name'),
     deleteUser: st('DELETE FROM users WHERE name = ?'),
     setHmacSecret: st('UPDATE users SET hmac_secret = ? WHERE name = ?'),
+    setPasswordHash: st('UPDATE users SET password_hash = ? WHERE name = ?'),
+    setRole: st('UPDATE users SET role = ? WHERE name = ?'),
     insertClient: st(`INSERT INTO oauth_clients (client_id, secret_hash, user_name, scopes, created_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (client_id) DO NOTHING`),
     clientById: st('SELECT client_id, secret_hash, user_name, scopes, created_at FROM oauth_clients WHERE client_id = ?'),

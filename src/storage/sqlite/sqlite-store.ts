@@ -211,6 +211,14 @@ export class SqliteStore implements Store {
     return this.run('update user', () => this.s.setHmacSecret.run(secret, name).changes > 0);
   }
 
+  async setUserPassword(name: string, passwordHash: string): Promise<boolean> {
+    return this.run('update user', () => this.s.setPasswordHash.run(passwordHash, name).changes > 0);
+  }
+
+  async setUserRole(name: string, role: Role): Promise<boolean> {
+    return this.run('update user', () => this.s.setRole.run(role, name).changes > 0);
+  }
+
   async createClient(c: { clientId: string; secretHash: string; userName: string; scopes: string[] }): Promise<OAuthClient> {
     const now = Date.now();
     this.run('create client', () => this.s.tx(() => {
