@@ -145,12 +145,16 @@ export class OAuthTokenService {
     }
   }
 
-  /** RFC 7009 §2: revokes a token issued to this client; unknown tokens and other clients' tokens are ignored. */
+  /**
+   * RFC 7009 §2: revokes a token issued to this client. An unknown token is not an error (§2.2); a
+   * token issued to another client is refused (§2.1), and stays valid.
+   */
   async revoke(params: URLSearchParams, client: OAuthClient): Promise<void> {
     const token = params.get('token');
     if (token === null || token === '') throw invalidRequest('token is required');
     const rec = await this.store.getToken(hashToken(token));
-    if (rec === undefined || rec.clientId !== client.clientId) return;
+    if (rec === undefined) return;
+    if (rec.clientId !== client.clientId) throw new OAuthError('unauthorized_client', 'The token was not issued to this client');
     // A refresh token carries its whole grant: revoking it revokes the family, access tokens included.
     if (rec.kind === 'refresh') await this.store.revokeFamily(rec.familyId);
     else await this.store.revokeToken(rec.hash);

@@ -215,6 +215,11 @@ for (const mode of ['opaque', 'jwt'] as const) {
       const cc = await clientCredentials(e);
       await oauth.processRevocationResponse(await rv(cc.access_token));
       assert.equal((await bearer(e, cc.access_token)).status, 401);
+      // RFC 7009 §2.1: another client's token is refused, not silently kept.
+      const foreign = await oauth.revocationRequest(e.as, { client_id: 'reader' }, oauth.ClientSecretBasic(e.readerSecret), t.access_token, insecure);
+      assert.equal(foreign.status, 400);
+      assert.equal(((await foreign.json()) as { error: string }).error, 'unauthorized_client');
+      assert.equal((await bearer(e, t.access_token)).status, 200, "another client's revocation leaves the token valid");
       await oauth.processRevocationResponse(await rv(t.refresh_token!));
       assert.equal((await bearer(e, t.access_token)).status, 401, 'revoking the refresh token revokes its family');
       assert.deepEqual(await oauthError(refresh(e, t.refresh_token!)), { error: 'invalid_grant', status: 400 });
