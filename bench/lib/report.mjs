@@ -1,6 +1,6 @@
 /** @module Turns recorded runs into markdown: per-endpoint medians, subject/peer ratios, raw runs; edits RESULTS.md sections. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { fmt, median, ratio, spread, times } from './stats.mjs';
+import { fmt, median, medianInterval, ratio, spread, times } from './stats.mjs';
 
 /** Below this share of one core during the window the server was waiting on the client or starved: flag it. */
 export const SATURATED_PCT = 90;
@@ -105,7 +105,7 @@ export function renderScenario(meta, runs) {
   L.push(`### Ratios: ${meta.subject} vs peers`, '');
   L.push(
     `req/s ratio > 1: ${meta.subject} serves more; CPU/req ratio < 1: ${meta.subject} spends less CPU per request.`,
-    `*paired*: the median over rounds of each round's own req/s ratio (a slow minute cancels out of its round).`,
+    `*paired*: the median over rounds of each round's own req/s ratio (a slow minute cancels out of its round), with its 95% interval in brackets (distribution-free, from six rounds on).`,
     '',
   );
   L.push(
@@ -134,7 +134,8 @@ function relativeTable(meta, summary, runs) {
   const L = [`### Relative to \`${b}\``, ''];
   L.push(
     `req/s ÷ ${b}: < 1 serves fewer; CPU/req ÷ ${b}: > 1 spends more CPU per request. *paired*: the median over`,
-    `rounds of each round's own req/s ratio, so a slow minute on the shared machine cancels out of its round.`,
+    `rounds of each round's own req/s ratio, so a slow minute on the shared machine cancels out of its round; in`,
+    `brackets its 95% interval (distribution-free, from six rounds on): a target is met only if the interval clears it.`,
     '',
   );
   L.push(`| endpoint | server | req/s | CPU µs/req | req/s ÷ ${b} | req/s ÷ ${b}, paired | CPU/req ÷ ${b} | notes |`);
@@ -152,7 +153,10 @@ function relativeTable(meta, summary, runs) {
   return L;
 }
 
-/** Median over rounds of server a's req/s ÷ server b's in the same round (rounds where both ran). */
+/**
+ * Median over rounds of server a's req/s ÷ server b's in the same round (rounds where both ran), with
+ * its 95% interval (medianInterval) when there are rounds enough: `0.78× [0.71–0.84]`.
+ */
 export function pairedRatio(runs, request, a, b) {
   const pick = (server, round) => runs.find((r) => r.request === request && r.server === server && r.round === round && !r.discarded && !r.error);
   const ratios = [];
@@ -160,7 +164,8 @@ export function pairedRatio(runs, request, a, b) {
     const [x, y] = [pick(a, round), pick(b, round)];
     if (x && y && y.rps > 0) ratios.push(x.rps / y.rps);
   }
-  return times(median(ratios));
+  const [low, high] = medianInterval(ratios);
+  return times(median(ratios)) + (Number.isFinite(low) && a !== b ? ` [${low.toFixed(2)}–${high.toFixed(2)}]` : '');
 }
 
 /** Every run, for latest.md only (RESULTS.md keeps the medians). */
