@@ -125,6 +125,8 @@ export interface Store {
   revokeToken(hash: string): Promise<boolean>;
   /** Revokes every token of the family, serialised with rotations of it; returns how many were newly revoked. */
   revokeFamily(familyId: string): Promise<number>;
+  /** Revokes every token issued for the user (after a password change); returns how many were newly revoked. */
+  revokeUserTokens(userName: string): Promise<number>;
 
   /** Records a nonce until expiresAt (ms epoch); true if it was not seen before (unexpired). Expired rows are pruned opportunistically. */
   consumeNonce(key: string, expiresAtMs: number): Promise<boolean>;

@@ -76,6 +76,16 @@ export class MemoryAuthStore {
     t.revoked = true;
     return true;
   }
+  async revokeUserTokens(userName: string): Promise<number> {
+    let n = 0;
+    for (const t of this.tokens.values()) {
+      if (t.userName === userName && !t.revoked) {
+        t.revoked = true;
+        n++;
+      }
+    }
+    return n;
+  }
   async revokeFamily(familyId: string): Promise<number> {
     let n = 0;
     for (const t of this.tokens.values()) {

@@ -127,12 +127,22 @@ describe('roa CLI', () => {
   it("changes a running service's user: the new password and role hold within a second, the old password no longer", async () => {
     const db = join(dir, 'change.db');
     assert.equal(roa(['user', 'add', 'cleo', '--role', 'reader', '--password', 'cleo-old-password', '--db', db]).status, 0);
+    assert.equal(roa(['client', 'add', 'cleo-app', '--user', 'cleo', '--secret', 'cleo-app-secret-0123456789', '--db', db]).status, 0);
     const { child, base } = await roaServe(db);
     const options = (password: string) => send(base, 'OPTIONS', '/articles', { headers: { authorization: `Basic ${Buffer.from(`cleo:${password}`).toString('base64')}` } });
     try {
       assert.equal((await options('cleo-old-password')).headers.allow, 'HEAD, GET, OPTIONS');
+      const issued = await send(base, 'POST', '/oauth/token', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('cleo-app:cleo-app-secret-0123456789').toString('base64')}` },
+        body: 'grant_type=password&username=cleo&password=cleo-old-password',
+      });
+      assert.equal(issued.status, 200, issued.text);
+      const bearer = { authorization: `Bearer ${(JSON.parse(issued.text) as { access_token: string }).access_token}` };
+      assert.equal((await send(base, 'GET', '/articles', { headers: bearer })).status, 200);
       const changed = roa(['user', 'password', 'cleo', '--db', db]);
       assert.equal(changed.status, 0, changed.stderr);
+      assert.match(changed.stdout, /2 OAuth tokens revoked/);
+      assert.equal((await send(base, 'GET', '/articles', { headers: bearer })).status, 401, 'a new password ends the old grants');
       const password = /password: (\S+)/.exec(changed.stdout)![1]!;
       const promoted = roa(['user', 'role', 'cleo', 'editor', '--db', db]);
       assert.equal(promoted.status, 0, promoted.stderr);

@@ -465,6 +465,16 @@ export function storeContract(
         }
       });
 
+      it("revokes every token of a user, and no one else's", async () => {
+        const mine = [{ ...token('access'), userName: 'revokee' }, { ...token('refresh'), userName: 'revokee' }];
+        const other = token('access');
+        for (const t of [...mine, other]) await store.saveToken(t);
+        assert.equal(await store.revokeUserTokens('revokee'), 2);
+        for (const t of mine) assert.equal((await store.getToken(t.hash))?.revoked, true);
+        assert.equal((await store.getToken(other.hash))?.revoked, false);
+        assert.equal(await store.revokeUserTokens('revokee'), 0);
+      });
+
       it('revokes a whole family and nothing else', async () => {
         const fam = uniq('fam');
         const members = [token('access', fam), token('refresh', fam), token('refresh', fam)];

@@ -70,8 +70,10 @@ export function registerUser(program: Command): void {
       const given = typeof flags.password === 'string' ? flags.password : undefined;
       const password = given ?? randomBytes(18).toString('base64url');
       const hash = await hashPassword(password);
-      if (!(await withStore(flags.db, (store) => store.setUserPassword(name, hash)))) throw new Error(`no user named '${name}'`);
-      console.log(`password set for ${name}`);
+      // A new password ends the grants made with the old one: every OAuth token issued for the user.
+      const revoked = await withStore(flags.db, async (store) => ((await store.setUserPassword(name, hash)) ? store.revokeUserTokens(name) : undefined));
+      if (revoked === undefined) throw new Error(`no user named '${name}'`);
+      console.log(`password set for ${name}; ${revoked} OAuth token${revoked === 1 ? '' : 's'} revoked`);
       if (given === undefined) console.log(`password: ${password}`);
     });
 

@@ -268,6 +268,10 @@ export class PostgresStore implements Store {
     });
   }
 
+  async revokeUserTokens(userName: string): Promise<number> {
+    return this.count('revoke tokens', 'UPDATE oauth_tokens SET revoked = TRUE WHERE user_name = $1 AND NOT revoked', [userName]);
+  }
+
   async revokeToken(hash: string): Promise<boolean> {
     return (await this.count('revoke token', 'UPDATE oauth_tokens SET revoked = TRUE WHERE hash = $1', [hash])) > 0;
   }

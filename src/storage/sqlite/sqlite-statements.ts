@@ -47,6 +47,7 @@ export function prepareStatements(db: Db): PreparedStatements {
     refreshFamily: st(`SELECT family_id FROM oauth_tokens WHERE hash = ? AND kind = 'refresh'`),
     revokeToken: st('UPDATE oauth_tokens SET revoked = 1 WHERE hash = ?'),
     revokeFamily: st('UPDATE oauth_tokens SET revoked = 1 WHERE family_id = ? AND revoked = 0'),
+    revokeUserTokens: st('UPDATE oauth_tokens SET revoked = 1 WHERE user_name = ? AND revoked = 0'),
   };
   return statements as unknown as PreparedStatements;
 }

@@ -282,6 +282,10 @@ export class SqliteStore implements Store {
     return this.run('revoke tokens', () => this.s.revokeFamily.run(familyId).changes);
   }
 
+  async revokeUserTokens(userName: string): Promise<number> {
+    return this.run('revoke tokens', () => this.s.revokeUserTokens.run(userName).changes);
+  }
+
   /**
    * Group commit: nonces consumed during one turn of the event loop are decided and written in one
    * transaction at its end (setImmediate), since each commit costs a WAL append of its own. Each
