@@ -68,7 +68,6 @@ export interface ServiceOptions {
   passwordGrant?: boolean;
   /** When set, only these (first-party) clients may use the password grant. Default: every client. */
   passwordGrantClients?: string[];
-
   /** Life of OAuth access tokens, ms (default 15 min). */
   accessTokenTtlMs?: number;
   /** Life of OAuth refresh tokens, ms (default 30 days). */

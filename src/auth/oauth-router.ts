@@ -3,7 +3,7 @@
  * The OAuth 2.0 HTTP endpoints: token (RFC 6749), revocation (RFC 7009), introspection (RFC 7662),
  * authorization server metadata (RFC 8414) and, in JWT mode, the JWK Set.
  */
-import { HttpError } from '../errors/http-error.js';
+import { HttpError, methodNotAllowed } from '../errors/http-error.js';
 import { charsetOf, readRawBody } from '../http/body.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
@@ -36,18 +36,19 @@ export function createOAuthRouter(options: OAuthRouterOptions | OAuthTokenServic
   router.get('/.well-known/oauth-authorization-server', h.metadata);
   if (service.jwt !== undefined) router.get('/oauth/jwks.json', h.jwks);
   // Any other method on these paths: 405 with Allow (RFC 9110 §15.5.6), not a 404 further on.
-  for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) router.all(path, methodNotAllowed('POST'));
+  for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) router.all(path, onlyMethods('POST'));
   for (const path of ['/.well-known/oauth-authorization-server', ...(service.jwt !== undefined ? ['/oauth/jwks.json'] : [])]) {
-    router.all(path, methodNotAllowed('GET, HEAD'));
+    router.all(path, onlyMethods('GET, HEAD'));
   }
   return router;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
-function methodNotAllowed(allow: string): (req: Request) => void {
+/** A handler refusing every method it reaches with 405 and `allow`. */
+function onlyMethods(allow: string): (req: Request) => void {
   return (req) => {
-    throw new HttpError(405, `${req.method} is not supported here`, { code: 'ROA_ERR_METHOD_NOT_ALLOWED', headers: { Allow: allow } });
+    throw methodNotAllowed(req.method, allow);
   };
 }
 

@@ -87,3 +87,9 @@ export const MAX_DELTA_SECONDS = 2 ** 31;
 export function parseList(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
+
+/** parseList, or undefined for an empty list (the option's default applies then). */
+export function parseOptionalList(value: string | undefined): string[] | undefined {
+  const list = parseList(value);
+  return list.length > 0 ? list : undefined;
+}

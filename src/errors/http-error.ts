@@ -52,6 +52,11 @@ function defaultCode(status: number): string {
   return 'ROA_ERR_' + text.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '');
 }
 
+/** 405 for a method the target does not support, with the methods it does (RFC 9110 §15.5.6). */
+export function methodNotAllowed(method: string | undefined, allow: string): HttpError {
+  return new HttpError(405, `${method} is not supported here`, { code: 'ROA_ERR_METHOD_NOT_ALLOWED', headers: { Allow: allow } });
+}
+
 /** The 4xx/5xx status an error asks for, else 500 (as Express does with err.status / err.statusCode). */
 export function statusOf(err: unknown): number {
   if (err !== null && typeof err === 'object') {

@@ -8,7 +8,7 @@
  */
 import type { Authenticator } from '../auth/authenticator.js';
 import { isThenable, type Caller } from '../auth/scheme.js';
-import { HttpError } from '../errors/http-error.js';
+import { HttpError, methodNotAllowed } from '../errors/http-error.js';
 import { negotiate } from '../http/accepts.js';
 import { assertUtf8, readRawBody } from '../http/body.js';
 import { mediaTypeOf } from '../http/mime.js';
@@ -130,7 +130,7 @@ export function resourceHandler<D, I>(spec: ResourceSpec<D, I>, deps: ResourceDe
     const method = req.method ?? 'GET';
     trace.push('route');
     if (!supported.includes(method)) {
-      throw new HttpError(405, `${method} is not supported here`, { code: 'ROA_ERR_METHOD_NOT_ALLOWED', headers: { Allow: allowAll } });
+      throw methodNotAllowed(method, allowAll);
     }
     trace.push('method');
     // Credentials are checked on every method, OPTIONS included: bad ones are a 401 even for reads.

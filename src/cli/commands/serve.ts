@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
 import { startService } from '../../service.js';
-import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parsePort, resolveOption, type OptionSpec } from '../options.js';
+import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parseOptionalList, parsePort, resolveOption, type OptionSpec } from '../options.js';
 
 const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_MS / 1000;
 /** A day: nonces are held for the whole window, and clocks a day apart are a fault, not skew. */
@@ -37,14 +37,14 @@ export function registerServe(program: Command): void {
       env,
       gatewayPort: parsePort(opt('gatewayPort'), '--gateway-port'),
       purge: parseList(opt('purge')),
-      purgeAllow: parseList(opt('purgeAllow')).length > 0 ? parseList(opt('purgeAllow')) : undefined,
+      purgeAllow: parseOptionalList(opt('purgeAllow')),
       purgeTimeoutMs: parseCount(opt('purgeTimeout'), '--purge-timeout', MAX_TIMER_MS),
       purgeDelayMs: parseCount(opt('purgeDelay'), '--purge-delay', MAX_TIMER_MS),
       ...(redisUrl ? { redisUrl } : {}),
       secretKeyFile: opt('secretKeyFile'),
       tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
       passwordGrant: opt('passwordGrant') !== 'off',
-      ...(parseList(opt('passwordGrantClients')).length > 0 ? { passwordGrantClients: parseList(opt('passwordGrantClients')) } : {}),
+      passwordGrantClients: parseOptionalList(opt('passwordGrantClients')),
       jwtKeyFile: opt('jwtKeyFile'),
       accessTokenTtlMs: parseInteger(opt('accessTokenTtl'), '--access-token-ttl', 1, MAX_TOKEN_LIFETIME_S) * 1000,
       refreshTokenTtlMs: parseInteger(opt('refreshTokenTtl'), '--refresh-token-ttl', 1, MAX_TOKEN_LIFETIME_S) * 1000,

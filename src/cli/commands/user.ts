@@ -13,6 +13,11 @@ import { withStore } from './with-store.js';
 const ROLES: readonly Role[] = ['reader', 'editor', 'admin'];
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** A password for a user who was given none: 144 random bits, printed once. */
+function generatePassword(): string {
+  return randomBytes(18).toString('base64url');
+}
+
 /** Seals an HMAC secret under the server key (ROA_SECRET_KEY or the key file), as `roa serve` reads it. */
 function sealer(keyFile: unknown): (name: string, secret: string) => string {
   const box = new SecretBox(loadServerKey({ keyFile: resolveOption(SERVE_OPTIONS.secretKeyFile, keyFile) }).key);
@@ -34,7 +39,7 @@ export function registerUser(program: Command): void {
     const role = flags.role as Role;
     if (!ROLES.includes(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}, got '${String(role)}'`);
     const given = typeof flags.password === 'string' ? flags.password : undefined;
-    const password = given ?? randomBytes(18).toString('base64url');
+    const password = given ?? generatePassword();
     const hmac = flags.hmacSecret === undefined ? undefined : flags.hmacSecret === true ? generateHmacSecret() : String(flags.hmacSecret);
     if (hmac !== undefined && hmac.length < 16) throw new Error('--hmac-secret must be at least 16 characters');
     const hmacSecret = hmac === undefined ? null : sealer(flags.secretKeyFile)(name, hmac);
@@ -68,7 +73,7 @@ export function registerUser(program: Command): void {
     .option(SERVE_OPTIONS.db.flag, 'database')
     .action(async (name: string, flags: Record<string, unknown>) => {
       const given = typeof flags.password === 'string' ? flags.password : undefined;
-      const password = given ?? randomBytes(18).toString('base64url');
+      const password = given ?? generatePassword();
       const hash = await hashPassword(password);
       // A new password ends the grants made with the old one: every OAuth token issued for the user.
       const revoked = await withStore(flags.db, async (store) => ((await store.setUserPassword(name, hash)) ? store.revokeUserTokens(name) : undefined));
