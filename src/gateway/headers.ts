@@ -15,7 +15,15 @@ export const PROXY_SPECIFIC = new Set(['proxy-authenticate', 'proxy-authenticati
  * Surrogate keys: the tags a cache purges by (vmod_xkey's `xkey`, Fastly's `Surrogate-Key`). Kept
  * with a stored response, never sent to clients (the shipped VCL unsets them in vcl_deliver too).
  */
-export const SURROGATE_KEYS: ReadonlySet<string> = new Set(['xkey', 'surrogate-key']);
+const SURROGATE_KEYS: ReadonlySet<string> = new Set(['xkey', 'surrogate-key']);
+
+/**
+ * Whether an origin's field goes on to clients as it is: not `Via` (this hop writes its own) and not
+ * a surrogate key.
+ */
+export function passesToClient(field: Field): boolean {
+  return field.lower !== 'via' && !SURROGATE_KEYS.has(field.lower);
+}
 
 /** One header field after joining: original-case name, lower-case name, value. */
 export interface Field {

@@ -9,7 +9,7 @@ import { requestDirectives, responsePolicy, reuse, usableOnError, currentAge, ty
 import type { CacheStore, StoredResponse } from './cache-store.js';
 import { compileCidrs, LOOPBACK_CIDRS } from './cidr.js';
 import { Generations } from './generations.js';
-import { addVia, collectFields, fieldMap, SURROGATE_KEYS, type Field } from './headers.js';
+import { addVia, collectFields, fieldMap, passesToClient, type Field } from './headers.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
 import { badGateway, gatewayTimeout, sendProblem } from './problem.js';
 import { handlePurge } from './purge.js';
@@ -454,7 +454,7 @@ function scanRequest(raw: readonly string[]): typeof PLAIN | typeof SLOW | typeo
 /** Response fields for the client: the origin's, plus this hop's Via, X-Cache and Cache-Status (RFC 9211). */
 function outgoing(fields: readonly Field[], via: string | undefined, cacheStatus: string): string[] {
   const out: string[] = [];
-  for (const f of fields) if (f.lower !== 'via' && !SURROGATE_KEYS.has(f.lower)) out.push(f.name, f.value);
+  for (const f of fields) if (passesToClient(f)) out.push(f.name, f.value);
   out.push('Via', addVia(via, 'roa'), 'X-Cache', 'MISS', 'Cache-Status', cacheStatus);
   return out;
 }

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { initialAge, responsePolicy, type ResponsePolicy } from './cache-rules.js';
 import type { StoredResponse } from './cache-store.js';
-import { addVia, fieldMap, flatten, PROXY_SPECIFIC, SURROGATE_KEYS, type Field } from './headers.js';
+import { addVia, fieldMap, flatten, passesToClient, PROXY_SPECIFIC, type Field } from './headers.js';
 import { parseHttpDate } from './http-date.js';
 
 /** RFC 9111 §4.3.4: fields a 304 must not overwrite, since the stored body is kept. */
@@ -68,7 +68,7 @@ export function buildStored(input: BuildInput): StoredResponse {
   }
   const map = fieldMap(fields);
   const head = [
-    ...flatten(fields.filter((f) => f.lower !== 'via' && !SURROGATE_KEYS.has(f.lower))),
+    ...flatten(fields.filter(passesToClient)),
     'Via', addVia(map.via, 'roa'), 'X-Cache', 'HIT', 'Cache-Status', 'roa; hit', 'Age', '0',
   ];
   const tags = `${map.xkey ?? ''} ${map['surrogate-key'] ?? ''}`.split(/[\s,]+/).filter((t) => t !== '');
@@ -152,9 +152,7 @@ export function serveStored(req: IncomingMessage, res: ServerResponse, v: Stored
   const h = req.headers;
   const headOnly = req.method === 'HEAD';
   if (v.status === 200 && notModified(h, v)) {
-    const head = [...flatten(v.fields.filter((f) => f.lower !== 'content-length' && f.lower !== 'via' && !SURROGATE_KEYS.has(f.lower))), ...v.head.slice(-8)];
-    head[head.length - 1] = String(Math.floor(age));
-    head[head.length - 3] = cacheStatus;
+    const head = headWithoutLength(v, age, cacheStatus);
     res.writeHead(304, head);
     res.end();
     return;
@@ -163,9 +161,7 @@ export function serveStored(req: IncomingMessage, res: ServerResponse, v: Stored
   if (range !== undefined && v.status === 200 && req.method === 'GET' && h['if-range'] === undefined) {
     const r = parseRange(range, v.body.length);
     if (r !== undefined) {
-      const head = [...flatten(v.fields.filter((f) => f.lower !== 'content-length' && f.lower !== 'via' && !SURROGATE_KEYS.has(f.lower))), ...v.head.slice(-8)];
-      head[head.length - 1] = String(Math.floor(age));
-      head[head.length - 3] = cacheStatus;
+      const head = headWithoutLength(v, age, cacheStatus);
       head.push('Content-Range', `bytes ${r[0]}-${r[1]}/${v.body.length}`, 'Content-Length', String(r[1] - r[0] + 1));
       res.writeHead(206, head);
       res.end(v.body.subarray(r[0], r[1] + 1));
@@ -173,6 +169,14 @@ export function serveStored(req: IncomingMessage, res: ServerResponse, v: Stored
     }
   }
   writeHit(res, v, age, headOnly, cacheStatus);
+}
+
+/** A hit's header list for a 304 or a 206: the stored fields but Content-Length, then this hop's (Age, Cache-Status set). */
+function headWithoutLength(v: StoredResponse, age: number, cacheStatus: string): string[] {
+  const head = [...flatten(v.fields.filter((f) => f.lower !== 'content-length' && passesToClient(f))), ...v.head.slice(-8)];
+  head[head.length - 1] = String(Math.floor(age));
+  head[head.length - 3] = cacheStatus;
+  return head;
 }
 
 function notModified(h: IncomingHttpHeaders, v: StoredResponse): boolean {

@@ -121,18 +121,23 @@ export type BodyCallback = (err: unknown, body?: Buffer) => void;
  * synchronously (cached or empty body). Concurrent readers share one read.
  */
 export function readBody(req: Request, options: ReadBodyOptions, callback: BodyCallback): void {
+  let limit: number;
+  try {
+    limit = parseByteLimit(options.limit ?? DEFAULT_BODY_LIMIT);
+  } catch (err) {
+    callback(err);
+    return;
+  }
+  // A body read before, or being read, under someone else's limit (an auth scheme checking a
+  // digest, say): ours still holds.
   if (req.rawBody !== undefined) {
-    // Read before, under someone else's limit (an auth scheme checking a digest, say): ours still holds.
-    const limit = parseByteLimit(options.limit ?? DEFAULT_BODY_LIMIT);
-    if (req.rawBody.length > limit) callback(tooLarge(limit));
-    else callback(undefined, req.rawBody);
+    withinLimit(limit, callback)(undefined, req.rawBody);
     return;
   }
   const r = req as WithPending;
   const waiting = r[PENDING];
   if (waiting !== undefined) {
-    const limit = parseByteLimit(options.limit ?? DEFAULT_BODY_LIMIT);
-    waiting.push((err, body) => (err === undefined && body!.length > limit ? callback(tooLarge(limit)) : callback(err, body)));
+    waiting.push(withinLimit(limit, callback));
     return;
   }
   const waiters = [callback];
@@ -142,14 +147,18 @@ export function readBody(req: Request, options: ReadBodyOptions, callback: BodyC
     for (const w of waiters) w(err, body);
   };
   try {
-    startRead(req, options, finish);
+    startRead(req, limit, options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, finish);
   } catch (err) {
     finish(err);
   }
 }
 
-function startRead(req: Request, options: ReadBodyOptions, done: BodyCallback): void {
-  const limit = parseByteLimit(options.limit ?? DEFAULT_BODY_LIMIT);
+/** `callback`, refusing with 413 a body longer than `limit`. */
+function withinLimit(limit: number, callback: BodyCallback): BodyCallback {
+  return (err, body) => (err === undefined && body!.length > limit ? callback(tooLarge(limit)) : callback(err, body));
+}
+
+function startRead(req: Request, limit: number, timeoutMs: number, done: BodyCallback): void {
   assertIdentityEncoding(req.headers['content-encoding']);
   const declared = req.headers['content-length'];
   const expected = declared === undefined ? undefined : Number(declared);
@@ -163,7 +172,6 @@ function startRead(req: Request, options: ReadBodyOptions, done: BodyCallback): 
   if (req.readableEnded) {
     throw new HttpError(500, 'The request body was already consumed without http/body', { code: 'ROA_ERR_BODY_CONSUMED' });
   }
-  const timeoutMs = options.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   if (canTakeFromParser(req)) takeFromParser(req, limit, expected, timeoutMs, done);
   else readWithListeners(req, limit, expected, timeoutMs, done);
 }
