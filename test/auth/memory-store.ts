@@ -24,21 +24,18 @@ export class MemoryAuthStore {
     return u && { ...u };
   }
   async setUserHmacSecret(name: string, secret: string | null): Promise<boolean> {
-    const u = this.users.get(name);
-    if (!u) return false;
-    u.hmacSecret = secret;
-    return true;
+    return this.updateUser(name, { hmacSecret: secret });
   }
   async setUserPassword(name: string, passwordHash: string): Promise<boolean> {
-    const u = this.users.get(name);
-    if (!u) return false;
-    u.passwordHash = passwordHash;
-    return true;
+    return this.updateUser(name, { passwordHash });
   }
   async setUserRole(name: string, role: Role): Promise<boolean> {
+    return this.updateUser(name, { role });
+  }
+  private updateUser(name: string, change: Partial<User>): boolean {
     const u = this.users.get(name);
     if (!u) return false;
-    u.role = role;
+    Object.assign(u, change);
     return true;
   }
   async createClient(c: { clientId: string; secretHash: string; userName: string; scopes: string[] }): Promise<OAuthClient> {
@@ -77,19 +74,16 @@ export class MemoryAuthStore {
     return true;
   }
   async revokeUserTokens(userName: string): Promise<number> {
-    let n = 0;
-    for (const t of this.tokens.values()) {
-      if (t.userName === userName && !t.revoked) {
-        t.revoked = true;
-        n++;
-      }
-    }
-    return n;
+    return this.revokeWhere((t) => t.userName === userName);
   }
   async revokeFamily(familyId: string): Promise<number> {
+    return this.revokeWhere((t) => t.familyId === familyId);
+  }
+  /** Revokes the live tokens `pick` selects; answers how many. */
+  private revokeWhere(pick: (t: TokenRecord) => boolean): number {
     let n = 0;
     for (const t of this.tokens.values()) {
-      if (t.familyId === familyId && !t.revoked) {
+      if (pick(t) && !t.revoked) {
         t.revoked = true;
         n++;
       }

@@ -13,7 +13,7 @@ import { generateHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/se
 import { signRequest } from '../../src/client/index.js';
 import type { HttpError } from '../../src/errors/http-error.js';
 import type { Request } from '../../src/http/request.js';
-import { redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
+import { dropRedisPrefix, redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
 import { MemoryAuthStore } from './memory-store.js';
 
 const REDIS_URL = TEST_REDIS_URL;
@@ -57,10 +57,7 @@ describe('RedisNonceStore', { skip: skipReason(await redisReachable(), `Redis no
 
   after(async () => {
     await store.close();
-    if (!admin.isOpen) await admin.connect();
-    const keys = await admin.keys(prefix + '*');
-    if (keys.length > 0) await admin.del(keys);
-    await admin.close();
+    await dropRedisPrefix(admin, prefix);
   });
 
   it('accepts a nonce once under its key prefix, with a TTL', async () => {

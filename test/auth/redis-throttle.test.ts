@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
-import { redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
+import { dropRedisPrefix, redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
 
 const REDIS_URL = TEST_REDIS_URL;
 
@@ -20,10 +20,7 @@ describe('RedisFailureThrottle', { skip: skipReason(await redisReachable(), `Red
   after(async () => {
     await a.close();
     await b.close();
-    if (!admin.isOpen) await admin.connect();
-    const keys = await admin.keys(prefix + '*');
-    if (keys.length > 0) await admin.del(keys);
-    await admin.close();
+    await dropRedisPrefix(admin, prefix);
   });
 
   it('counts failures at every instance against one limit, and a reset anywhere clears them', async () => {

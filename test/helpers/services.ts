@@ -4,6 +4,7 @@
  * on a laptop it skips with a printed reason; under CI=true or ROA_REQUIRE_SERVICES=1 it fails.
  */
 import { Socket } from 'node:net';
+import type { createClient } from 'redis';
 import type { TestContext } from 'node:test';
 
 /** True when absent services must fail the run instead of skipping. */
@@ -47,4 +48,12 @@ export function redisReachable(): Promise<boolean> {
     s.once('timeout', () => (s.destroy(), resolve(false)));
     s.connect(Number(port || 6379), hostname);
   });
+}
+
+/** Deletes every key under `prefix` (the test's own, so runs never collide), then closes `admin`. */
+export async function dropRedisPrefix(admin: ReturnType<typeof createClient>, prefix: string): Promise<void> {
+  if (!admin.isOpen) await admin.connect();
+  const keys = await admin.keys(prefix + '*');
+  if (keys.length > 0) await admin.del(keys);
+  await admin.close();
 }
