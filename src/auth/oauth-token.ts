@@ -5,7 +5,7 @@
  * HTTP lives in `oauth-router.ts`; this module sees parameters, not requests.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { NewToken, OAuthClient, Store, TokenRecord } from '../storage/store.js';
+import type { NewToken, OAuthClient, Store, TokenRecord, User } from '../storage/store.js';
 import type { JwtAccessTokens } from './jwt-keys.js';
 import { OAuthError, invalidRequest } from './oauth-errors.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
@@ -191,7 +191,7 @@ export class OAuthTokenService {
     const user = await this.store.getUser(client.userName);
     if (user === undefined) throw new OAuthError('unauthorized_client', "The client's user no longer exists");
     // RFC 6749 §4.4.3: no refresh token for client_credentials.
-    return this.issue(client, user.name, scopes, randomUUID(), false);
+    return this.issue(client, user, scopes, randomUUID(), false);
   }
 
   private async passwordGrantFor(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
@@ -212,7 +212,7 @@ export class OAuthTokenService {
       throw new OAuthError('invalid_grant', 'Invalid username or password');
     }
     await this.throttle.reset(key);
-    return this.issue(client, user.name, scopes, randomUUID(), true);
+    return this.issue(client, user, scopes, randomUUID(), true);
   }
 
   private async refresh(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
@@ -228,7 +228,7 @@ export class OAuthTokenService {
     const scopes = params.has('scope') ? this.grantedScopes(params, allowed) : allowed;
     const user = await this.store.getUser(rec.userName);
     if (user === undefined) throw new OAuthError('invalid_grant', 'The user no longer exists');
-    const { response, records } = await this.mint(client, user.name, scopes, rec.familyId, true);
+    const { response, records } = await this.mint(client, user, scopes, rec.familyId, true);
     // Marking the old token used and saving its successors is one store step: a reuse racing this
     // rotation (on another instance, say) revokes the successors too, whichever comes first.
     const outcome = await this.store.rotateRefreshToken(rec.hash, records);
@@ -252,28 +252,27 @@ export class OAuthTokenService {
     return requested;
   }
 
-  private async rolesOf(userName: string): Promise<string[] | undefined> {
-    const user = await this.store.getUser(userName);
-    return user === undefined ? undefined : [user.role];
-  }
-
   /** New tokens saved at once (a fresh grant). */
-  private async issue(client: OAuthClient, userName: string, scopes: string[], familyId: string, withRefresh: boolean): Promise<TokenResponse> {
-    const { response, records } = await this.mint(client, userName, scopes, familyId, withRefresh);
+  private async issue(client: OAuthClient, user: User, scopes: string[], familyId: string, withRefresh: boolean): Promise<TokenResponse> {
+    const { response, records } = await this.mint(client, user, scopes, familyId, withRefresh);
     for (const r of records) await this.store.saveToken(r);
     return response;
   }
 
-  /** New tokens and the records (hashes only) that make them valid once saved. */
+  /**
+   * New tokens and the records (hashes only) that make them valid once saved. `user` is the record
+   * the grant just read; a JWT carries its role, so checks need no store read.
+   */
   private async mint(
-    client: OAuthClient, userName: string, scopes: string[], familyId: string, withRefresh: boolean,
+    client: OAuthClient, user: User, scopes: string[], familyId: string, withRefresh: boolean,
   ): Promise<{ response: TokenResponse; records: NewToken[] }> {
+    const userName = user.name;
     const now = this.now();
     const accessExpires = new Date(now + this.accessTtl);
     const access =
       this.jwt === undefined
         ? generateToken()
-        : await this.jwt.sign({ sub: userName, clientId: client.clientId, scopes, jti: randomBytes(16).toString('base64url'), expiresAt: accessExpires, roles: await this.rolesOf(userName) });
+        : await this.jwt.sign({ sub: userName, clientId: client.clientId, scopes, jti: randomBytes(16).toString('base64url'), expiresAt: accessExpires, roles: [user.role] });
     const base = { clientId: client.clientId, userName, scopes, familyId };
     const records: NewToken[] = [{ ...base, hash: hashToken(access), kind: 'access', expiresAt: accessExpires }];
     const response: TokenResponse = {
