@@ -28,6 +28,7 @@ export class RedisNonceStore implements NonceStore {
     this.redis = new RespPipeline(new URL(url), {
       connectTimeoutMs: options.connectTimeoutMs ?? 1000,
       commandTimeoutMs: options.commandTimeoutMs ?? 1000,
+      wrapError: unavailable,
     });
   }
 
@@ -37,7 +38,8 @@ export class RedisNonceStore implements NonceStore {
     // SET key 1 NX PX ttl, encoded inline (the hot path of every signed request). SET NX is atomic:
     // of two concurrent requests with one nonce exactly one gets OK, the other nil.
     const command = `*6\r\n$3\r\nSET\r\n$${Buffer.byteLength(k)}\r\n${k}\r\n$1\r\n1\r\n$2\r\nNX\r\n$2\r\nPX\r\n$${ttl.length}\r\n${ttl}\r\n`;
-    return this.redis.send(command).then(freshFromReply, unavailable);
+    // The reply is mapped, and failures wrapped, inside the pipeline: one promise per nonce.
+    return this.redis.send(command, freshFromReply);
   }
 
   close(): Promise<void> {
@@ -51,8 +53,8 @@ function freshFromReply(reply: RespReply): boolean {
   throw new NonceStoreUnavailableError(`unexpected Redis reply to SET: ${JSON.stringify(reply)}`);
 }
 
-function unavailable(err: unknown): never {
-  throw new NonceStoreUnavailableError('Redis nonce store unavailable', { cause: err });
+function unavailable(err: Error): Error {
+  return err instanceof NonceStoreUnavailableError ? err : new NonceStoreUnavailableError('Redis nonce store unavailable', { cause: err });
 }
 
 /**

@@ -18,6 +18,11 @@ export interface RespPipelineOptions {
   connectTimeoutMs: number;
   /** Per-command deadline in ms. */
   commandTimeoutMs: number;
+  /**
+   * What a command's promise rejects with, made from the failure (a RedisReplyError, a connection
+   * error, or what a reply mapper threw). Default: the failure itself.
+   */
+  wrapError?: (err: Error) => Error;
 }
 
 /** A simple or bulk string, an integer, or null (a nil bulk string). */
@@ -31,13 +36,20 @@ export class RedisReplyError extends Error {
   }
 }
 
-interface Pending {
-  resolve: (reply: RespReply) => void;
-  reject: (err: Error) => void;
-  /** When it was issued (Date.now()), for the deadline sweep. */
-  at: number;
-  /** Part of the handshake: an error reply fails the connection before any later reply is handed out. */
-  handshake?: boolean;
+/** Maps a reply to what the caller's promise resolves with; a throw rejects it. */
+export type ReplyMapper<T> = (reply: RespReply) => T;
+
+const asIs: ReplyMapper<RespReply> = (reply) => reply;
+
+/**
+ * `new Promise(capture)` hands its resolving functions to these two slots, so issuing a command
+ * allocates no executor closure (this runs once per signed request).
+ */
+let capturedResolve: (value: unknown) => void = () => {};
+let capturedReject: (err: Error) => void = () => {};
+function capture(resolve: (value: unknown) => void, reject: (err: Error) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
 }
 
 /**
@@ -55,6 +67,8 @@ const MAX_BATCH = 128;
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2000;
 const CRLF = '\r\n';
+/** Bytes read from Redis at once (the replies to a full batch take well under this). */
+const READ_BUFFER_BYTES = 64 * 1024;
 
 /** RESP encoding of one command (an array of bulk strings). */
 export function encodeCommand(args: readonly string[]): string {
@@ -65,15 +79,24 @@ export function encodeCommand(args: readonly string[]): string {
 
 export class RespPipeline {
   private socket: net.Socket | undefined;
-  private readonly pending: Pending[] = [];
-  /** Index of the oldest unanswered command in `pending` (the array is compacted now and then). */
+  /**
+   * Commands awaiting replies, oldest first, as parallel arrays (one object per command cost a
+   * measurable share of garbage collection): from `head` on, each slot's resolving functions, reply
+   * mapper, issue time (Date.now(), for the deadline sweep) and whether it is part of the handshake
+   * (an error reply then fails the connection before any later reply is handed out).
+   */
+  private readonly resolvers: Array<((value: unknown) => void) | undefined> = [];
+  private readonly rejecters: Array<((err: Error) => void) | undefined> = [];
+  private readonly mappers: Array<ReplyMapper<unknown> | undefined> = [];
+  private readonly issuedAt: number[] = [];
+  private handshakePending = 0;
   private head = 0;
   /** Commands issued this turn, written together. */
   private outgoing = '';
   private outgoingCount = 0;
   private flushScheduled = false;
-  /** Unparsed reply bytes, as latin1 so string offsets are byte offsets. */
-  private input = '';
+  /** The unparsed end of the last read (a reply split across reads), copied out of the read buffer. */
+  private carry: Buffer | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private retryAt = 0;
   private backoffMs = MIN_BACKOFF_MS;
@@ -82,6 +105,7 @@ export class RespPipeline {
   /** Called by close() once the last pending reply is in. */
   private onDrained: (() => void) | undefined;
   private readonly handshake: string[][];
+  private readonly wrap: (err: Error) => Error;
 
   constructor(
     private readonly url: URL,
@@ -89,6 +113,7 @@ export class RespPipeline {
   ) {
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`not a redis:// or rediss:// URL: ${url.protocol}`);
     this.handshake = handshake(url);
+    this.wrap = opts.wrapError ?? ((err) => err);
   }
 
   /** Sends one command; resolves with its reply, rejects with RedisReplyError or a connection error. */
@@ -96,24 +121,32 @@ export class RespPipeline {
     return this.send(encodeCommand(args));
   }
 
-  /** Sends one already-encoded command (see encodeCommand). */
-  send(encoded: string): Promise<RespReply> {
-    if (this.closed) return Promise.reject(new Error('Redis connection closed'));
+  /**
+   * Sends one already-encoded command (see encodeCommand). `map` turns the reply into the promise's
+   * value (a throw rejects it), so a caller needs no second promise step of its own.
+   */
+  send(encoded: string): Promise<RespReply>;
+  send<T>(encoded: string, map: ReplyMapper<T>): Promise<T>;
+  send(encoded: string, map: ReplyMapper<unknown> = asIs): Promise<unknown> {
+    if (this.closed) return Promise.reject(this.wrap(new Error('Redis connection closed')));
     if (this.socket === undefined) {
       if (Date.now() < this.retryAt) {
-        return Promise.reject(new Error(`Redis unavailable, retrying after back-off: ${this.lastFailure?.message ?? 'connection failed'}`));
+        return Promise.reject(this.wrap(new Error(`Redis unavailable, retrying after back-off: ${this.lastFailure?.message ?? 'connection failed'}`)));
       }
       this.connect();
     }
-    return new Promise<RespReply>((resolve, reject) => {
-      this.pending.push({ resolve, reject, at: Date.now() });
-      this.outgoing += encoded;
-      if (++this.outgoingCount >= MAX_BATCH) this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(this.flushAtTurnEnd);
-      }
-    });
+    const promise = new Promise(capture);
+    this.resolvers.push(capturedResolve);
+    this.rejecters.push(capturedReject);
+    this.mappers.push(map);
+    this.issuedAt.push(Date.now());
+    this.outgoing += encoded;
+    if (++this.outgoingCount >= MAX_BATCH) this.flush();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flushAtTurnEnd);
+    }
+    return promise;
   }
 
   /** Waits for the replies still due (bounded by the command deadline), then closes the connection. */
@@ -123,7 +156,7 @@ export class RespPipeline {
     if (socket === undefined) return;
     this.flush();
     const closedEvent = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    if (this.head < this.pending.length) this.onDrained = () => socket.end();
+    if (this.head < this.resolvers.length) this.onDrained = () => socket.end();
     else socket.end();
     const timer = setTimeout(() => socket.destroy(), this.opts.commandTimeoutMs);
     await closedEvent;
@@ -147,13 +180,19 @@ export class RespPipeline {
   private connect(): void {
     const host = this.url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
     const port = Number(this.url.port || 6379);
-    const socket = this.url.protocol === 'rediss:' ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host }) : net.connect({ host, port });
+    let socket: net.Socket;
+    if (this.url.protocol === 'rediss:') {
+      socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host });
+      socket.on('data', (chunk: Buffer) => this.onBytes(socket, chunk, chunk.length));
+    } else {
+      // Replies are read into one buffer of our own, parsed in place: no Buffer and no 'data' event
+      // per read (the reply to a batch is a few hundred bytes).
+      socket = net.connect({ host, port, onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n, buf) => this.onBytes(socket, buf as Buffer, n) } });
+    }
     this.socket = socket;
     socket.setNoDelay(true);
-    socket.setEncoding('latin1');
     const connectTimer = setTimeout(() => socket.destroy(new Error(`Redis connect timed out after ${this.opts.connectTimeoutMs} ms`)), this.opts.connectTimeoutMs);
     socket.once(this.url.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
-    socket.on('data', (chunk: string) => this.onData(chunk));
     socket.on('error', (err) => this.fail(socket, err));
     socket.on('close', () => {
       clearTimeout(connectTimer);
@@ -161,71 +200,111 @@ export class RespPipeline {
     });
     this.sweeper = setInterval(this.sweep, Math.max(5, Math.floor(this.opts.commandTimeoutMs / 4)));
     this.sweeper.unref();
-    // The handshake goes first on the wire; a refused AUTH or SELECT fails the connection (onData).
+    // The handshake goes first on the wire; a refused AUTH or SELECT fails the connection (onBytes).
     for (const args of this.handshake) {
-      this.pending.push({ resolve: () => {}, reject: () => {}, at: Date.now(), handshake: true });
+      this.resolvers.push(ignore);
+      this.rejecters.push(ignore);
+      this.mappers.push(asIs);
+      this.issuedAt.push(Date.now());
+      this.handshakePending++;
       this.outgoing += encodeCommand(args);
     }
   }
 
-  private onData(chunk: string): void {
-    const buf = this.input === '' ? chunk : this.input + chunk;
+  /** Parses the replies in `bytes[0, length)` (plus any carried-over part) and settles their commands. */
+  private onBytes(socket: net.Socket, bytes: Buffer, length: number): boolean {
+    if (this.socket !== socket) return false;
+    let buf = bytes;
+    let end = length;
+    if (this.carry !== undefined) {
+      buf = Buffer.concat([this.carry, bytes.subarray(0, length)]);
+      end = buf.length;
+      this.carry = undefined;
+    }
     let pos = 0;
-    while (pos < buf.length) {
-      const eol = buf.indexOf(CRLF, pos);
+    while (pos < end) {
+      const eol = lineEnd(buf, pos + 1, end);
       if (eol < 0) break;
-      const type = buf.charCodeAt(pos);
+      const type = buf[pos];
       let reply: RespReply | RedisReplyError;
       let next = eol + 2;
-      if (type === 43 /* + */) reply = buf.slice(pos + 1, eol);
+      if (type === 43 /* + */) reply = eol - pos === 3 && buf[pos + 1] === 79 && buf[pos + 2] === 75 ? 'OK' : buf.toString('latin1', pos + 1, eol);
       else if (type === 36 /* $ */) {
-        const length = Number(buf.slice(pos + 1, eol));
-        if (length < 0) reply = null;
+        const size = parseInteger(buf, pos + 1, eol);
+        if (size < 0) reply = null;
         else {
-          if (buf.length < next + length + 2) break; // the rest of the bulk string is still in flight
-          reply = Buffer.from(buf.slice(next, next + length), 'latin1').toString('utf8');
-          next += length + 2;
+          if (end < next + size + 2) break; // the rest of the bulk string is still in flight
+          reply = buf.toString('utf8', next, next + size);
+          next += size + 2;
         }
-      } else if (type === 45 /* - */) reply = new RedisReplyError(buf.slice(pos + 1, eol));
-      else if (type === 58 /* : */) reply = Number(buf.slice(pos + 1, eol));
+      } else if (type === 45 /* - */) reply = new RedisReplyError(buf.toString('latin1', pos + 1, eol));
+      else if (type === 58 /* : */) reply = parseInteger(buf, pos + 1, eol);
       else if (type === 95 /* _ (RESP3 null) */) reply = null;
       else {
-        this.socket?.destroy(new Error(`unexpected Redis reply type ${JSON.stringify(buf[pos])}`));
-        return;
+        socket.destroy(new Error(`unexpected Redis reply type ${JSON.stringify(String.fromCharCode(type!))}`));
+        return false;
       }
       pos = next;
-      const waiting = this.pending[this.head];
-      if (waiting === undefined) {
-        this.socket?.destroy(new Error('Redis sent a reply nobody asked for'));
-        return;
-      }
-      this.pending[this.head++] = undefined as unknown as Pending;
-      if (reply instanceof RedisReplyError && waiting.handshake === true) {
-        // Commands pipelined behind a refused AUTH must not be answered as that connection.
-        this.socket?.destroy(new Error(`Redis refused the connection handshake: ${reply.message}`));
-        return;
-      }
-      this.backoffMs = MIN_BACKOFF_MS;
-      if (reply instanceof RedisReplyError) waiting.reject(reply);
-      else waiting.resolve(reply);
+      if (!this.settle(socket, reply)) return false;
     }
-    this.input = pos < buf.length ? buf.slice(pos) : '';
+    if (pos < end) this.carry = Buffer.from(buf.subarray(pos, end));
     this.compact();
-    if (this.onDrained !== undefined && this.head === this.pending.length) this.onDrained();
+    if (this.onDrained !== undefined && this.head === this.resolvers.length) this.onDrained();
+    return true;
   }
 
-  /** Drops answered slots once they outnumber the live ones, so `pending` never grows without bound. */
+  /** Hands `reply` to the oldest pending command; false when the connection had to be dropped. */
+  private settle(socket: net.Socket, reply: RespReply | RedisReplyError): boolean {
+    const i = this.head;
+    const resolve = this.resolvers[i];
+    if (resolve === undefined) {
+      socket.destroy(new Error('Redis sent a reply nobody asked for'));
+      return false;
+    }
+    const reject = this.rejecters[i]!;
+    const map = this.mappers[i]!;
+    this.resolvers[i] = undefined;
+    this.rejecters[i] = undefined;
+    this.mappers[i] = undefined;
+    this.head = i + 1;
+    if (this.handshakePending > 0) {
+      this.handshakePending--;
+      if (reply instanceof RedisReplyError) {
+        // Commands pipelined behind a refused AUTH must not be answered as that connection.
+        socket.destroy(new Error(`Redis refused the connection handshake: ${reply.message}`));
+        return false;
+      }
+    }
+    this.backoffMs = MIN_BACKOFF_MS;
+    if (reply instanceof RedisReplyError) reject(this.wrap(reply));
+    else {
+      let value: unknown;
+      try {
+        value = map(reply);
+      } catch (err) {
+        reject(this.wrap(err as Error));
+        return true;
+      }
+      resolve(value);
+    }
+    return true;
+  }
+
+  /** Drops answered slots once they outnumber the live ones, so the arrays never grow without bound. */
   private compact(): void {
-    if (this.head > 1024 && this.head * 2 > this.pending.length) {
-      this.pending.splice(0, this.head);
+    if (this.head > 1024 && this.head * 2 > this.resolvers.length) {
+      const answered = this.head;
+      this.resolvers.splice(0, answered);
+      this.rejecters.splice(0, answered);
+      this.mappers.splice(0, answered);
+      this.issuedAt.splice(0, answered);
       this.head = 0;
     }
   }
 
   /** One timer for every deadline: the oldest pending command is the first to run out. */
   private readonly sweep = (): void => {
-    const oldest = this.pending[this.head];
-    if (oldest !== undefined && Date.now() - oldest.at > this.opts.commandTimeoutMs) {
+    if (this.head < this.issuedAt.length && Date.now() - this.issuedAt[this.head]! > this.opts.commandTimeoutMs) {
       this.socket?.destroy(new Error(`Redis did not answer within ${this.opts.commandTimeoutMs} ms`));
     }
   };
@@ -240,14 +319,41 @@ export class RespPipeline {
     this.lastFailure = err;
     this.retryAt = Date.now() + this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
-    const failed = this.pending.splice(this.head);
-    this.pending.length = 0;
+    const failed = this.rejecters.slice(this.head);
+    this.resolvers.length = 0;
+    this.rejecters.length = 0;
+    this.mappers.length = 0;
+    this.issuedAt.length = 0;
     this.head = 0;
+    this.handshakePending = 0;
     this.outgoing = '';
     this.outgoingCount = 0;
-    this.input = '';
-    for (const p of failed) p.reject(err);
+    this.carry = undefined;
+    for (const reject of failed) reject!(this.wrap(err));
   }
+}
+
+function ignore(): void {}
+
+/** Index of the CR of the first CRLF in buf[from, end), or -1. */
+function lineEnd(buf: Buffer, from: number, end: number): number {
+  for (let i = from; i < end - 1; i++) if (buf[i] === 13 && buf[i + 1] === 10) return i;
+  return -1;
+}
+
+/** The (possibly negative) decimal integer in buf[from, to); NaN when it is not one. */
+function parseInteger(buf: Buffer, from: number, to: number): number {
+  let i = from;
+  const negative = buf[i] === 45; /* - */
+  if (negative) i++;
+  if (i === to || to - i > 15) return Number(buf.toString('latin1', from, to));
+  let n = 0;
+  for (; i < to; i++) {
+    const d = buf[i]! - 48;
+    if (d < 0 || d > 9) return NaN;
+    n = n * 10 + d;
+  }
+  return negative ? -n : n;
 }
 
 /** AUTH and SELECT for the credentials and database number in a redis:// URL. */

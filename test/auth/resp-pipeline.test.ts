@@ -71,6 +71,45 @@ describe('RespPipeline', () => {
     });
   });
 
+  it('reads a bulk string longer than its read buffer, and integers of every sign and size', async () => {
+    const big = 'x'.repeat(200_000) + 'é';
+    const replies = `$${Buffer.byteLength(big)}\r\n${big}\r\n:-7\r\n:0\r\n:9007199254740991\r\n`;
+    await withScripted((socket, data) => {
+      if (commandsIn(data) > 0) socket.write(Buffer.from(replies, 'utf8'));
+    }, async (redis) => {
+      const results = await Promise.all(Array.from({ length: 4 }, () => redis.command(['PING'])));
+      assert.equal(results[0], big);
+      assert.deepEqual(results.slice(1), [-7, 0, 9007199254740991]);
+    });
+  });
+
+  it('maps each reply with the caller\'s mapper, and rejects through wrapError', async () => {
+    class Wrapped extends Error {}
+    const { server, url } = await scripted((socket, data) => {
+      if (commandsIn(data) > 0) socket.write('+OK\r\n$-1\r\n-ERR no\r\n:5\r\n');
+    });
+    const redis = new RespPipeline(url, { ...OPTS, wrapError: (err) => new Wrapped(err.message, { cause: err }) });
+    try {
+      const fresh = (reply: unknown) => {
+        if (reply === 'OK') return true;
+        if (reply === null) return false;
+        throw new Error(`unexpected ${String(reply)}`);
+      };
+      const results = await Promise.allSettled(Array.from({ length: 4 }, () => redis.send(encodeCommand(['SET', 'k', '1']), fresh)));
+      assert.deepEqual(results.slice(0, 2).map((r) => (r as PromiseFulfilledResult<boolean>).value), [true, false]);
+      const [replyError, mapperError] = results.slice(2).map((r) => (r as PromiseRejectedResult).reason);
+      assert.ok(replyError instanceof Wrapped && replyError.cause instanceof RedisReplyError);
+      assert.match(replyError.message, /ERR no/);
+      assert.ok(mapperError instanceof Wrapped);
+      assert.match(mapperError.message, /unexpected 5/);
+    } finally {
+      await redis.close();
+      server.close();
+    }
+    // After close, and for connection failures, the wrapper applies too.
+    await assert.rejects(redis.command(['PING']), Wrapped);
+  });
+
   it('sends the commands of one event-loop turn together, 128 at most per write', async () => {
     await withScripted((socket, data) => socket.write('+OK\r\n'.repeat(commandsIn(data))), async (redis, writes) => {
       assert.deepEqual(await Promise.all(Array.from({ length: 5 }, (_, i) => redis.command(['SET', `k${i}`, '1']))), Array(5).fill('OK'));
