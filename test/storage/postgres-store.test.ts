@@ -103,7 +103,48 @@ describe('PostgresStore', { skip }, () => {
     }
   });
 
+  it("revokes a rotation's successors when the user's tokens are revoked while it commits", async () => {
+    const schema = `${RUN}_revoke`;
+    const store = await PostgresStore.open({ connectionString: PG_URL, schema });
+    const blocker = new pg.Client({ connectionString: PG_URL });
+    await blocker.connect();
+    try {
+      const expiresAt = new Date(Date.now() + 60_000);
+      const tok = (kind: 'access' | 'refresh', hash: string) => ({ hash, kind, clientId: 'c', userName: 'racer', scopes: ['a'], familyId: 'fam', expiresAt });
+      const old = tok('refresh', 'old');
+      await store.saveToken(old);
+      const next = [tok('access', 'next-access'), tok('refresh', 'next-refresh')];
+      // Hold the rotation open between its first and second insert: another transaction inserts the
+      // second successor's key and keeps it uncommitted, so the rotation waits on the unique index.
+      await blocker.query('BEGIN');
+      await blocker.query(`INSERT INTO "${schema}".oauth_tokens (hash, kind, client_id, user_name, scopes, family_id, expires_at) VALUES ('next-refresh', 'refresh', 'c', 'x', 'a', 'x', now())`);
+      const rotation = store.rotateRefreshToken(old.hash, next);
+      await waitForLockWaiters(blocker, 1);
+      // The password changes now: the revocation starts while the rotation is uncommitted.
+      const revocation = store.revokeUserTokens('racer');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await blocker.query('ROLLBACK');
+      assert.equal(await rotation, 'ok');
+      await revocation;
+      for (const t of [old, ...next]) assert.equal((await store.getToken(t.hash))?.revoked, true, `${t.hash} still live after the user's tokens were revoked`);
+    } finally {
+      await blocker.end();
+      await store.close();
+    }
+  });
+
   it('rejects a schema name it cannot quote safely', () => {
     assert.throws(() => new PostgresStore({ connectionString: PG_URL, schema: 'x"; DROP' }), /invalid PostgreSQL schema name/);
   });
 });
+
+/** Resolves once `n` backends wait on a lock (polled; at most 5 s). */
+async function waitForLockWaiters(client: pg.Client, n: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const { rows } = await client.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+    if (rows[0]!.waiting >= n) return;
+    if (Date.now() > deadline) throw new Error(`no backend waited on a lock within 5 s`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -465,6 +465,23 @@ export function storeContract(
         }
       });
 
+      it('never leaves a live token when a rotation races the revocation of its user\'s tokens', async () => {
+        for (let round = 0; round < 20; round++) {
+          const userName = uniq('user');
+          const fam = uniq('fam');
+          const t = { ...token('refresh', fam), userName };
+          await store.saveToken(t);
+          const next = [{ ...token('access', fam), userName }, { ...token('refresh', fam), userName }];
+          // A client rotates while the user's password changes: whichever runs first, nothing stays live.
+          const [rotated] = await Promise.all([store.rotateRefreshToken(t.hash, next), store.revokeUserTokens(userName)]);
+          assert.ok(rotated === 'ok' || rotated === 'reused', rotated);
+          for (const n of [t, ...next]) {
+            const rec = await store.getToken(n.hash);
+            assert.ok(rec === undefined || rec.revoked, `round ${round}: ${n.kind} token still live after the user's tokens were revoked`);
+          }
+        }
+      });
+
       it("revokes every token of a user, and no one else's", async () => {
         const mine = [{ ...token('access'), userName: 'revokee' }, { ...token('refresh'), userName: 'revokee' }];
         const other = token('access');

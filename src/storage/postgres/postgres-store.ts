@@ -253,10 +253,12 @@ export class PostgresStore implements Store {
 
   async rotateRefreshToken(hash: string, successors: readonly NewToken[]): Promise<'ok' | 'reused' | 'missing'> {
     return this.tx('rotate token', async (c) => {
-      const found = await c.query<{ family_id: string }>(`SELECT family_id FROM oauth_tokens WHERE hash = $1 AND kind = 'refresh'`, [hash]);
-      const familyId = found.rows[0]?.family_id;
-      if (familyId === undefined) return 'missing';
+      const found = await c.query<{ family_id: string; user_name: string }>(`SELECT family_id, user_name FROM oauth_tokens WHERE hash = $1 AND kind = 'refresh'`, [hash]);
+      const row = found.rows[0];
+      if (row === undefined) return 'missing';
+      const familyId = row.family_id;
       await lockFamily(c, familyId);
+      await lockUserShared(c, row.user_name);
       const marked = await c.query(`UPDATE oauth_tokens SET used_at = $1 WHERE hash = $2 AND used_at IS NULL AND NOT revoked`, [new Date(), hash]);
       if ((marked.rowCount ?? 0) > 0) {
         for (const t of successors) await c.query(INSERT_TOKEN, tokenParams(t));
@@ -269,7 +271,11 @@ export class PostgresStore implements Store {
   }
 
   async revokeUserTokens(userName: string): Promise<number> {
-    return this.count('revoke tokens', 'UPDATE oauth_tokens SET revoked = TRUE WHERE user_name = $1 AND NOT revoked', [userName]);
+    return this.tx('revoke tokens', async (c) => {
+      // Waits for rotations of this user's families in flight; the UPDATE then sees their successors.
+      await lockUser(c, userName);
+      return (await c.query('UPDATE oauth_tokens SET revoked = TRUE WHERE user_name = $1 AND NOT revoked', [userName])).rowCount ?? 0;
+    });
   }
 
   async revokeToken(hash: string): Promise<boolean> {
@@ -362,6 +368,21 @@ function tokenParams(t: NewToken): unknown[] {
  */
 async function lockFamily(c: Queryable, familyId: string): Promise<void> {
   await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`roa:token-family:${familyId}`]);
+}
+
+/**
+ * Revoking every token of a user (a password change) takes the user's lock exclusively; a rotation
+ * takes it shared, after its family lock, so rotations of one user's families still run side by
+ * side. Without it the revocation's UPDATE, under READ COMMITTED, missed the successors of a rotation
+ * that committed while it ran, and they stayed live after the password change. Lock order is
+ * always family before user, and revocation takes no family lock: no cycle.
+ */
+async function lockUser(c: Queryable, userName: string): Promise<void> {
+  await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`roa:token-user:${userName}`]);
+}
+
+async function lockUserShared(c: Queryable, userName: string): Promise<void> {
+  await c.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`roa:token-user:${userName}`]);
 }
 
 /** Body of a replace; runs inside the caller's transaction holding the row lock on `row`. */
