@@ -24,23 +24,18 @@ for (let c = 0x21; c <= 0x7e; c++) {
   CHAR_CLASS[c] = VISIBLE | (NONCE_CHAR_RE.test(ch) ? NONCE_CHAR : 0) | (/[A-Za-z0-9+/]/.test(ch) ? BASE64_CHAR : 0);
 }
 
-/** True when every character of `s` in [from, to) has the class `bit` (the range holds visible ASCII only). */
-function allOfClass(s: string, from: number, to: number, bit: number): boolean {
-  for (let i = from; i < to; i++) if ((CHAR_CLASS[s.charCodeAt(i)]! & bit) === 0) return false;
-  return true;
-}
-
 /**
  * Parses `hmac <user>:<digest>` / `hmac <user>:<nonce>:<digest>`; 400 when malformed, 401 for a bad
  * nonce. The scheme name is case-insensitive (RFC 9110 §11.1); the credentials are one token of
  * visible ASCII; the digest is 1–128 base64 characters and at most two `=`; a nonce is 16–128
- * URL-safe characters. A hand-written scan with a class table: this runs on every signed request,
+ * URL-safe characters. One hand-written scan with a class table: this runs on every signed request,
  * and regular expressions, a lower-cased copy of the scheme name and a separate nonce test cost
- * about as much again as the scan (test/auth/hmac-header checks it against the grammar's regexes).
+ * about as much again (test/auth/hmac-header checks it against the grammar's regexes). The scan ANDs
+ * the classes of each colon-separated part as it goes, so no part is read twice; `=` is left out of
+ * the AND and counted instead, since only the digest may hold it, and only at its end.
  */
 export function parseHmacHeader(header: string, challenge: string): ParsedHmacHeader {
   const length = header.length;
-  // 'hmac' in any case: OR-ing 0x20 lower-cases letters and leaves no other character equal to one.
   if (
     length < 6 || (header.charCodeAt(0) | 0x20) !== 104 || (header.charCodeAt(1) | 0x20) !== 109 ||
     (header.charCodeAt(2) | 0x20) !== 97 || (header.charCodeAt(3) | 0x20) !== 99 || header.charCodeAt(4) !== 32
@@ -52,31 +47,47 @@ export function parseHmacHeader(header: string, challenge: string): ParsedHmacHe
   let first = -1;
   let last = -1;
   let colons = 0;
+  /** AND of the classes of the current part's characters other than `=`. */
+  let part = VISIBLE | NONCE_CHAR | BASE64_CHAR;
+  /** The current part's `=` count, and where its first `=` is. */
+  let pads = 0;
+  let firstPad = -1;
+  /** What the middle part (the nonce, when there are two colons) ended with. */
+  let middle = 0;
+  let middlePads = 0;
   for (let i = start; i < length; i++) {
     const c = header.charCodeAt(i);
-    // Visible ASCII only: no spaces, tabs or controls inside the credentials.
-    if (c > 0x7e || CHAR_CLASS[c] === 0) throw malformedCredentials('Malformed hmac credentials');
+    const cls = c > 0x7e ? 0 : CHAR_CLASS[c]!;
+    if (cls === 0) throw malformedCredentials('Malformed hmac credentials');
     if (c === 58 /* : */) {
       if (first === -1) first = i;
+      else {
+        middle = part;
+        middlePads = pads;
+      }
       last = i;
       colons++;
-    }
+      part = VISIBLE | NONCE_CHAR | BASE64_CHAR;
+      pads = 0;
+      firstPad = -1;
+    } else if (c === 61 /* = */) {
+      if (pads++ === 0) firstPad = i;
+    } else part &= cls;
   }
   if (colons !== 1 && colons !== 2) throw malformedCredentials('Malformed hmac credentials');
   const userLength = first - start;
-  // The digest: up to two '=' of padding, then 1-128 base64 characters.
-  let digestEnd = length;
-  if (digestEnd > last + 1 && header.charCodeAt(digestEnd - 1) === 61 /* = */) digestEnd--;
-  if (digestEnd > last + 1 && header.charCodeAt(digestEnd - 1) === 61) digestEnd--;
-  const digestChars = digestEnd - last - 1;
-  if (userLength === 0 || userLength > 256 || digestChars === 0 || digestChars > 128 || !allOfClass(header, last + 1, digestEnd, BASE64_CHAR)) {
+  // The digest's `=` (at most two) must end it: the first one sits `pads` characters from the end.
+  const digestChars = length - last - 1 - pads;
+  if (
+    userLength === 0 || userLength > 256 || digestChars === 0 || digestChars > 128 || (part & BASE64_CHAR) === 0 ||
+    pads > 2 || (pads > 0 && firstPad !== length - pads)
+  ) {
     throw malformedCredentials('Malformed hmac credentials');
   }
   let nonce: string | undefined;
   if (colons === 2) {
     const nonceLength = last - first - 1;
-    // Issue 4: a nonce that is not 16-128 URL-safe characters is refused with 401.
-    if (nonceLength < NONCE_MIN_LENGTH || nonceLength > NONCE_MAX_LENGTH || !allOfClass(header, first + 1, last, NONCE_CHAR)) {
+    if (nonceLength < NONCE_MIN_LENGTH || nonceLength > NONCE_MAX_LENGTH || middlePads > 0 || (middle & NONCE_CHAR) === 0) {
       throw invalidCredentials(challenge, undefined, `Nonce must be ${NONCE_MIN_LENGTH}-${NONCE_MAX_LENGTH} URL-safe characters`);
     }
     nonce = header.slice(first + 1, last);
@@ -84,7 +95,6 @@ export function parseHmacHeader(header: string, challenge: string): ParsedHmacHe
   return { user: header.slice(start, first), nonce, digest: header.slice(last + 1) };
 }
 
-// IMF-fixdate, RFC 9110 §5.6.7; the obsolete formats are not accepted in a signed header.
 const IMF_FIXDATE_RE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 // Clients sign with the current second, so under load most requests carry the Date the previous
