@@ -4,7 +4,9 @@
  * issued during one turn of the event loop goes out in one write, replies are matched to commands
  * in order, and one timer watches every deadline. A full client (node-redis) spent more CPU per
  * `SET NX PX` than the rest of a signed request (promise chains, a timer and an AbortSignal per
- * command); this does only what the store needs.
+ * command); this does only what the store needs. Replies are read into one buffer per connection
+ * and parsed as bytes where they lie, and each command costs one promise, mapped to its caller's
+ * value here (see `send`).
  *
  * Fails closed and fast: while the connection is down, or backing off after a failure, commands
  * reject at once instead of waiting in a queue; a command unanswered within its deadline fails the
