@@ -212,7 +212,17 @@ export class OAuthTokenService {
       throw new OAuthError('invalid_grant', 'Invalid username or password');
     }
     await this.throttle.reset(key);
-    return this.issue(client, user, scopes, randomUUID(), true);
+    const familyId = randomUUID();
+    const response = await this.issue(client, user, scopes, familyId, true);
+    // A password change revokes the user's tokens after storing the new hash. If it landed between
+    // this grant's check and its save, that revocation missed the tokens just saved: read the
+    // hash again (after the save, so a change that missed them is visible) and take them back.
+    const current = await this.store.getUser(username);
+    if (current === undefined || current.passwordHash !== user.passwordHash) {
+      await this.store.revokeFamily(familyId);
+      throw new OAuthError('invalid_grant', 'Invalid username or password');
+    }
+    return response;
   }
 
   private async refresh(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {

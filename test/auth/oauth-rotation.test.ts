@@ -53,3 +53,50 @@ describe('refresh-token rotation across instances sharing a SQLite file', () => 
     }
   });
 });
+
+describe('a password grant racing a password change', () => {
+  let dir: string;
+  let store: Store;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'roa-password-race-'));
+    store = await openStore(join(dir, 'roa.db'));
+    await store.createUser({ name: 'bo', role: 'editor', passwordHash: await hashPassword('old-pw', { N: 1024, r: 8, p: 1 }) });
+  });
+  after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps no token when the change (new hash, then revocation) lands between its check and its save', async () => {
+    const client = await store.createClient({ clientId: 'first-party', secretHash: generateClientSecret().secretHash, userName: 'bo', scopes: ['articles:read'] });
+    const saved: string[] = [];
+    let changed = false;
+    // The store the token service sees: the password changes, as `roa user password` does it, just
+    // before the grant's first token is written.
+    const racing = {
+      getUser: store.getUser.bind(store),
+      getClient: store.getClient.bind(store),
+      getToken: store.getToken.bind(store),
+      rotateRefreshToken: store.rotateRefreshToken.bind(store),
+      revokeToken: store.revokeToken.bind(store),
+      revokeFamily: store.revokeFamily.bind(store),
+      async saveToken(t: Parameters<Store['saveToken']>[0]) {
+        if (!changed) {
+          changed = true;
+          assert.equal(await store.setUserPassword('bo', await hashPassword('new-pw', { N: 1024, r: 8, p: 1 })), true);
+          await store.revokeUserTokens('bo');
+        }
+        saved.push(t.hash);
+        return store.saveToken(t);
+      },
+    };
+    const oauth = new OAuthTokenService({ store: racing, issuer: 'http://127.0.0.1/' });
+    await assert.rejects(oauth.token(new URLSearchParams({ grant_type: 'password', username: 'bo', password: 'old-pw' }), client), (err: unknown) => {
+      assert.ok(err instanceof OAuthError && err.error === 'invalid_grant', String(err));
+      return true;
+    });
+    assert.equal(saved.length, 2, 'an access and a refresh token were written');
+    for (const hash of saved) assert.equal((await store.getToken(hash))?.revoked, true, 'a token saved after the revocation is taken back');
+  });
+});
