@@ -88,7 +88,7 @@ export class PostgresStore implements Store {
   /** Applies pending migrations in one transaction under an advisory lock, so instances starting together don't race. */
   async migrate(): Promise<void> {
     await this.tx('migrate', async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`roa:migrate:${this.schema ?? ''}`]);
+      await advisoryLock(c, `roa:migrate:${this.schema ?? ''}`);
       if (this.schema !== undefined) {
         await c.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`);
         // The connection's search_path named a schema that may not have existed when it was resolved.
@@ -258,7 +258,7 @@ export class PostgresStore implements Store {
       if (row === undefined) return 'missing';
       const familyId = row.family_id;
       await lockFamily(c, familyId);
-      await lockUserShared(c, row.user_name);
+      await lockUser(c, row.user_name, 'shared');
       const marked = await c.query(`UPDATE oauth_tokens SET used_at = $1 WHERE hash = $2 AND used_at IS NULL AND NOT revoked`, [new Date(), hash]);
       if ((marked.rowCount ?? 0) > 0) {
         for (const t of successors) await c.query(INSERT_TOKEN, tokenParams(t));
@@ -273,7 +273,7 @@ export class PostgresStore implements Store {
   async revokeUserTokens(userName: string): Promise<number> {
     return this.tx('revoke tokens', async (c) => {
       // Waits for rotations of this user's families in flight; the UPDATE then sees their successors.
-      await lockUser(c, userName);
+      await lockUser(c, userName, 'exclusive');
       return (await c.query('UPDATE oauth_tokens SET revoked = TRUE WHERE user_name = $1 AND NOT revoked', [userName])).rowCount ?? 0;
     });
   }
@@ -367,7 +367,7 @@ function tokenParams(t: NewToken): unknown[] {
  * Statements after the lock see every family change committed before it.
  */
 async function lockFamily(c: Queryable, familyId: string): Promise<void> {
-  await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`roa:token-family:${familyId}`]);
+  await advisoryLock(c, `roa:token-family:${familyId}`, 'exclusive');
 }
 
 /**
@@ -377,12 +377,13 @@ async function lockFamily(c: Queryable, familyId: string): Promise<void> {
  * that committed while it ran, and they stayed live after the password change. Lock order is
  * always family before user, and revocation takes no family lock: no cycle.
  */
-async function lockUser(c: Queryable, userName: string): Promise<void> {
-  await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`roa:token-user:${userName}`]);
+async function lockUser(c: Queryable, userName: string, mode: 'exclusive' | 'shared'): Promise<void> {
+  await advisoryLock(c, `roa:token-user:${userName}`, mode);
 }
 
-async function lockUserShared(c: Queryable, userName: string): Promise<void> {
-  await c.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [`roa:token-user:${userName}`]);
+/** A transaction-scoped advisory lock on a text key, held until commit or rollback. */
+async function advisoryLock(c: Queryable, key: string, mode: 'exclusive' | 'shared' = 'exclusive'): Promise<void> {
+  await c.query(mode === 'shared' ? 'SELECT pg_advisory_xact_lock_shared(hashtext($1))' : 'SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
 }
 
 /** Body of a replace; runs inside the caller's transaction holding the row lock on `row`. */
