@@ -84,13 +84,16 @@ export class RespPipeline {
   /**
    * Commands awaiting replies, oldest first, as parallel arrays (one object per command cost a
    * measurable share of garbage collection): from `head` on, each slot's resolving functions, reply
-   * mapper, issue time (Date.now(), for the deadline sweep) and whether it is part of the handshake
-   * (an error reply then fails the connection before any later reply is handed out).
+   * mapper and issue time (Date.now(), for the deadline sweep).
    */
   private readonly resolvers: Array<((value: unknown) => void) | undefined> = [];
   private readonly rejecters: Array<((err: Error) => void) | undefined> = [];
   private readonly mappers: Array<ReplyMapper<unknown> | undefined> = [];
   private readonly issuedAt: number[] = [];
+  /**
+   * How many of the oldest pending commands are the connection's handshake (AUTH, SELECT): an error
+   * reply to one fails the connection before any later reply is handed out.
+   */
   private handshakePending = 0;
   private head = 0;
   /** Commands issued this turn, written together. */
