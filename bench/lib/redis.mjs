@@ -4,7 +4,10 @@
  * starved the server under test); pinned beside wrk it behaves like the separate machine it would be.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './routes.mjs';
 
 const START_TIMEOUT_MS = 5000;
@@ -40,18 +43,24 @@ async function waitForPong(port) {
  * Starts redis-server (no persistence) pinned to `cpu`; killed when this process exits. `realtime`: under
  * SCHED_FIFO (`chrt -f 1`) when this process may, so it is served as soon as a command arrives, never
  * queued behind the other work of its CPU (chrt and taskset exec, so `pid` is redis-server's own).
- * @returns {Promise<{ url: string, pid: number, stop(): void }>}
+ * It listens on a loopback port (`url`) and on a Unix socket (`unixUrl`), so a run can compare the two.
+ * @returns {Promise<{ url: string, unixUrl: string, pid: number, stop(): void }>}
  */
 export async function startRedis({ cpu, realtime = false } = {}) {
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--logfile', ''];
+  const dir = mkdtempSync(join(tmpdir(), 'roa-bench-redis-'));
+  const socketPath = join(dir, 'redis.sock');
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--unixsocket', socketPath, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--logfile', ''];
   let [cmd, argv] = cpu === undefined ? ['redis-server', args] : ['taskset', ['-c', String(cpu), 'redis-server', ...args]];
   if (realtime && haveRealtime()) [cmd, argv] = ['chrt', ['-f', '1', cmd, ...argv]];
   const child = spawn(cmd, argv, { stdio: 'ignore' });
-  const stop = () => child.exitCode === null && child.kill('SIGKILL');
+  const stop = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
   // Unreferenced, so the harness exits when its work is done; its exit takes redis-server along.
   child.unref();
   process.on('exit', stop);
   await waitForPong(port);
-  return { url: `redis://127.0.0.1:${port}`, pid: child.pid, stop };
+  return { url: `redis://127.0.0.1:${port}`, unixUrl: `unix://${socketPath}`, pid: child.pid, stop };
 }

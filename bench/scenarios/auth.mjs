@@ -86,10 +86,10 @@ export default {
     `anonymous-fed (a control, not a scheme): anonymous GETs sent like the HMAC nonce feeds, each distinct and as long. ` +
     `Basic: the editor, verification cached after the first request. HMAC minimal: one replayable header. HMAC nonce: ` +
     `Date + a fresh nonce per request, precomputed (2.5× the warm-up's rate, at least ${(FEED_RATE / 2).toLocaleString('en-US')}/s, or ${FEED_RATE.toLocaleString('en-US')}/s, of window; only the part that differs is kept in wrk's memory) and sent once each by wrk; nonces ` +
-    `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}${REDIS_REALTIME ? ', SCHED_FIFO when allowed' : ''}` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
+    `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}${REDIS_REALTIME ? ', SCHED_FIFO when allowed' : ''}, over loopback TCP and, as hmac-nonce-redis-unix, over its Unix socket` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
   subject: 'anonymous',
   baseline: 'anonymous',
-  peers: ['anonymous-fed', 'basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-redis', 'bearer-opaque', 'bearer-jwt'],
+  peers: ['anonymous-fed', 'basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-redis', ...(ownRedis ? ['hmac-nonce-redis-unix'] : []), 'bearer-opaque', 'bearer-jwt'],
   servers: [
     nodeServer('anonymous', 'articles-roa'),
     nodeServer('anonymous-fed', 'articles-roa', {}, { prepare: anonymousFeed }),
@@ -101,6 +101,12 @@ export default {
       outsidePids: redisPids,
       outsideName: 'redis-server',
     }),
+    // The same redis-server over its Unix socket (instances sharing one machine's Redis): no TCP stack.
+    ...(ownRedis ? [nodeServer('hmac-nonce-redis-unix', 'articles-roa', { BENCH_REDIS: ownRedis.unixUrl }, {
+      prepare: nonceFeed,
+      outsidePids: redisPids,
+      outsideName: 'redis-server',
+    })] : []),
     nodeServer('bearer-opaque', 'articles-roa', {}, { prepare: bearer }),
     nodeServer('bearer-jwt', 'articles-roa', { BENCH_TOKEN_FORMAT: 'jwt' }, { prepare: bearer }),
   ],

@@ -72,6 +72,10 @@ const CRLF = '\r\n';
 /** Bytes read from Redis at once (the replies to a full batch take well under this). */
 const READ_BUFFER_BYTES = 64 * 1024;
 
+const PROTOCOLS = new Set(['redis:', 'rediss:', 'unix:', 'redis+unix:']);
+/** `unix:///path/to/redis.sock` or `redis+unix:///path/to/redis.sock`: Redis on a Unix domain socket. */
+const isUnix = (url: URL): boolean => url.protocol === 'unix:' || url.protocol === 'redis+unix:';
+
 /** RESP encoding of one command (an array of bulk strings). */
 export function encodeCommand(args: readonly string[]): string {
   let out = `*${args.length}${CRLF}`;
@@ -116,7 +120,8 @@ export class RespPipeline {
     private readonly url: URL,
     private readonly opts: RespPipelineOptions,
   ) {
-    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`not a redis:// or rediss:// URL: ${url.protocol}`);
+    if (!PROTOCOLS.has(url.protocol)) throw new TypeError(`not a redis://, rediss:// or unix:// URL: ${url.protocol}`);
+    if (isUnix(url) && url.pathname === '') throw new TypeError('a unix:// Redis URL needs the socket path: unix:///run/redis/redis.sock');
     this.handshake = handshake(url);
     this.wrap = opts.wrapError ?? ((err) => err);
   }
@@ -186,7 +191,12 @@ export class RespPipeline {
     const host = this.url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
     const port = Number(this.url.port || 6379);
     let socket: net.Socket;
-    if (this.url.protocol === 'rediss:') {
+    if (isUnix(this.url)) {
+      // A Unix socket skips the TCP stack on both sides of every batch: cheaper than loopback TCP
+      // for instances sharing one machine's Redis.
+      const path = decodeURIComponent(this.url.pathname);
+      socket = net.connect({ path, onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n, buf) => this.onBytes(socket, buf as Buffer, n) } });
+    } else if (this.url.protocol === 'rediss:') {
       socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host });
       socket.on('data', (chunk: Buffer) => this.onBytes(socket, chunk, chunk.length));
     } else {
@@ -195,7 +205,7 @@ export class RespPipeline {
       socket = net.connect({ host, port, onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n, buf) => this.onBytes(socket, buf as Buffer, n) } });
     }
     this.socket = socket;
-    socket.setNoDelay(true);
+    if (!isUnix(this.url)) socket.setNoDelay(true);
     const connectTimer = setTimeout(() => socket.destroy(new Error(`Redis connect timed out after ${this.opts.connectTimeoutMs} ms`)), this.opts.connectTimeoutMs);
     socket.once(this.url.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     socket.on('error', (err) => this.fail(socket, err));
@@ -364,10 +374,13 @@ function parseInteger(buf: Buffer, from: number, to: number): number {
 /** AUTH and SELECT for the credentials and database number in a redis:// URL. */
 function handshake(url: URL): string[][] {
   const commands: string[][] = [];
-  const password = decodeURIComponent(url.password);
-  const username = decodeURIComponent(url.username);
+  // A unix:// URL's path is the socket's, so its credentials and database go in the query
+  // (unix:///run/redis.sock?db=2&password=…), as redis-py and node-redis read them.
+  const unix = isUnix(url);
+  const password = unix ? (url.searchParams.get('password') ?? '') : decodeURIComponent(url.password);
+  const username = unix ? (url.searchParams.get('username') ?? '') : decodeURIComponent(url.username);
   if (password !== '') commands.push(username !== '' ? ['AUTH', username, password] : ['AUTH', password]);
-  const db = url.pathname.replace(/^\//, '');
+  const db = unix ? (url.searchParams.get('db') ?? '') : url.pathname.replace(/^\//, '');
   if (db !== '' && db !== '0') {
     if (!/^\d+$/.test(db)) throw new TypeError(`Redis database must be a number, got ${JSON.stringify(db)}`);
     commands.push(['SELECT', db]);

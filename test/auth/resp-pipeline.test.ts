@@ -3,6 +3,10 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createClient } from 'redis';
 import { encodeCommand, RedisReplyError, RespPipeline } from '../../src/auth/resp-pipeline.js';
 import { createRedisNonceStore } from '../../src/auth/redis-nonce-store.js';
@@ -178,6 +182,62 @@ describe('RespPipeline', () => {
   it('refuses a URL that is not redis:// or names a database that is not a number', () => {
     assert.throws(() => new RespPipeline(new URL('http://127.0.0.1:6379'), OPTS), TypeError);
     assert.throws(() => createRedisNonceStore('redis://127.0.0.1:6379/abc'), TypeError);
+    assert.throws(() => createRedisNonceStore('unix:///tmp/redis.sock?db=abc'), TypeError);
+    assert.throws(() => createRedisNonceStore('unix:'), /socket path/);
+  });
+
+  it('speaks over a Unix socket, credentials and database from the query', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-resp-'));
+    const path = join(dir, 'redis sock');
+    const writes: string[] = [];
+    const server = createServer((socket) => {
+      socket.setEncoding('latin1');
+      socket.on('data', (d: string) => {
+        writes.push(d);
+        socket.write('+OK\r\n'.repeat(commandsIn(d)));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    for (const scheme of ['unix', 'redis+unix']) {
+      writes.length = 0;
+      const redis = new RespPipeline(new URL(`${scheme}://${encodeURI(path)}?db=2&username=roa&password=p%40ss`), OPTS);
+      try {
+        assert.equal(await redis.command(['SET', 'k', '1']), 'OK');
+      } finally {
+        await redis.close();
+      }
+      assert.equal(writes.join(''), encodeCommand(['AUTH', 'roa', 'p@ss']) + encodeCommand(['SELECT', '2']) + encodeCommand(['SET', 'k', '1']), scheme);
+    }
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+const haveRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+
+describe('RespPipeline on a redis-server over a Unix socket', { skip: skipReason(haveRedisServer, 'no redis-server binary on PATH') }, () => {
+  it('records nonces: the first use is fresh, the second is not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-redis-'));
+    const path = join(dir, 'redis.sock');
+    const child = spawn('redis-server', ['--port', '0', '--unixsocket', path, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const store = createRedisNonceStore(`unix://${path}`, { ...OPTS, prefix: 'roa-test:' });
+    try {
+      const deadline = Date.now() + 5000;
+      let first: boolean | undefined;
+      // redis-server creates the socket a moment after it starts; until then consume rejects (fails closed).
+      while (first === undefined) {
+        first = await store.consume('n1', 60_000).catch((err: unknown) => {
+          if (Date.now() > deadline) throw err;
+          return new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 150));
+        });
+      }
+      assert.equal(first, true);
+      assert.equal(await store.consume('n1', 60_000), false);
+    } finally {
+      await store.close();
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
