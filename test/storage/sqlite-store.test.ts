@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { HttpError } from '../../src/errors/http-error.js';
@@ -199,5 +200,110 @@ describe('SqliteStore', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('SqliteStore token reads (rows reused until the database may have changed)', () => {
+  const expiresAt = new Date(Date.now() + 60_000);
+  const token = (hash: string, familyId = 'fam-1') => ({ hash, kind: 'access' as const, clientId: 'app', userName: 'ann', scopes: ['articles:read'], familyId, expiresAt });
+
+  async function withStore(test: (store: SqliteStore, path: string) => Promise<void>): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-tokens-'));
+    const path = join(dir, 'roa.db');
+    const store = new SqliteStore(path);
+    try {
+      await store.createUser({ name: 'ann', role: 'editor', passwordHash: 'scrypt$x' });
+      await store.createClient({ clientId: 'app', secretHash: 'sha256$x', userName: 'ann', scopes: ['articles:read'] });
+      await test(store, path);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('reads a row once while nothing changes, and hands out a fresh record each time', async () => {
+    await withStore(async (store) => {
+      await store.saveToken(token('h1'));
+      const statement = (store as unknown as { s: { tokenByHash: { get: (h: string) => unknown } } }).s.tokenByHash;
+      const read = statement.get.bind(statement);
+      let reads = 0;
+      statement.get = (h: string) => (reads++, read(h));
+      const first = await store.getToken('h1');
+      await new Promise((resolve) => setImmediate(resolve));
+      const second = await store.getToken('h1');
+      assert.equal(reads, 1);
+      assert.deepEqual(second, first);
+      first!.scopes.push('articles:write');
+      first!.expiresAt.setTime(0);
+      const third = await store.getToken('h1');
+      assert.deepEqual(third!.scopes, ['articles:read']);
+      assert.equal(third!.expiresAt.getTime(), expiresAt.getTime());
+    });
+  });
+
+  it("sees its own writes at once, within the same turn: revocations, rotation, a removed client or user", async () => {
+    await withStore(async (store) => {
+      await store.saveToken(token('a1'));
+      assert.equal((await store.getToken('a1'))!.revoked, false);
+      assert.equal(await store.revokeToken('a1'), true);
+      assert.equal((await store.getToken('a1'))!.revoked, true);
+
+      await store.saveToken(token('a2', 'fam-2'));
+      assert.equal((await store.getToken('a2'))!.revoked, false);
+      await store.revokeFamily('fam-2');
+      assert.equal((await store.getToken('a2'))!.revoked, true);
+
+      await store.saveToken(token('a3', 'fam-3'));
+      assert.equal((await store.getToken('a3'))!.revoked, false);
+      await store.revokeUserTokens('ann');
+      assert.equal((await store.getToken('a3'))!.revoked, true);
+
+      await store.saveToken({ ...token('r1', 'fam-4'), kind: 'refresh' });
+      assert.equal((await store.getToken('r1'))!.usedAt, null);
+      assert.equal(await store.rotateRefreshToken('r1', [token('a4', 'fam-4')]), 'ok');
+      assert.notEqual((await store.getToken('r1'))!.usedAt, null);
+
+      assert.ok(await store.getToken('a4'));
+      await store.removeClient('app');
+      assert.equal(await store.getToken('a4'), undefined);
+    });
+  });
+
+  it('sees a revocation by another store of this process at once', async () => {
+    await withStore(async (store, path) => {
+      await store.saveToken(token('b1'));
+      assert.equal((await store.getToken('b1'))!.revoked, false);
+      const other = new SqliteStore(path);
+      try {
+        await other.revokeToken('b1');
+      } finally {
+        await other.close();
+      }
+      assert.equal((await store.getToken('b1'))!.revoked, true);
+    });
+  });
+
+  it('sees a commit by another connection from the next event-loop turn on', async () => {
+    await withStore(async (store, path) => {
+      await store.saveToken(token('c1'));
+      assert.equal((await store.getToken('c1'))!.revoked, false);
+      const raw = new Database(path);
+      raw.prepare('UPDATE oauth_tokens SET revoked = 1 WHERE hash = ?').run('c1');
+      raw.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal((await store.getToken('c1'))!.revoked, true);
+    });
+  });
+
+  it('sees a revocation by another process, even without a turn in between', async () => {
+    await withStore(async (store, path) => {
+      await store.saveToken(token('d1'));
+      assert.equal((await store.getToken('d1'))!.revoked, false);
+      const script = `const D = require('better-sqlite3'); const db = new D(process.argv[1]); db.prepare("UPDATE oauth_tokens SET revoked = 1 WHERE hash = 'd1'").run(); db.close();`;
+      const child = spawnSync(process.execPath, ['-e', script, path], { encoding: 'utf8' });
+      assert.equal(child.status, 0, child.stderr);
+      // spawnSync blocked this turn for well over a millisecond: data_version is read again.
+      assert.equal((await store.getToken('d1'))!.revoked, true);
+    });
   });
 });

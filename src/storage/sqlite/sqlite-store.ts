@@ -16,6 +16,7 @@ import type { ArticleRow, ClientRow, TokenRow, UserRow } from './sqlite-rows.js'
 import { toArticle, toClient, toToken, toUser } from './sqlite-rows.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { DEFAULT_NONCE_MEMORY_LIMIT, SqliteNonces } from './sqlite-nonces.js';
+import { noteTokenWrite, TokenRowCache } from './token-row-cache.js';
 import { HttpError } from '../../errors/http-error.js';
 
 export interface SqliteStoreOptions {
@@ -94,6 +95,8 @@ export class SqliteStore implements Store {
   private readonly nonces: SqliteNonces;
   private nonceBatch: PendingNonce[] | undefined;
   private checkpointer: Worker | undefined;
+  /** Token rows reused until the database may have changed (see token-row-cache). */
+  private readonly tokenRows: TokenRowCache;
 
   constructor(path: string, opts: SqliteStoreOptions = {}) {
     this.path = path;
@@ -122,6 +125,8 @@ export class SqliteStore implements Store {
       this.db = db;
       this.s = prepareStatements(db);
       this.nonces = new SqliteNonces(db, nonceMemoryLimit);
+      const dataVersion = db.prepare('PRAGMA data_version').pluck();
+      this.tokenRows = new TokenRowCache(() => dataVersion.get() as number);
     } catch (err) {
       db?.close();
       const reason = err instanceof Error ? err.message : String(err);
@@ -201,6 +206,7 @@ export class SqliteStore implements Store {
 
   async removeUser(name: string): Promise<boolean> {
     // Clients go by ON DELETE CASCADE; tokens carry no foreign key, so they go explicitly.
+    noteTokenWrite();
     return this.run('remove user', () => this.s.tx(() => {
       this.s.deleteTokensOfUser.run(name, name);
       return this.s.deleteUser.run(name).changes > 0;
@@ -239,6 +245,7 @@ export class SqliteStore implements Store {
   }
 
   async removeClient(clientId: string): Promise<boolean> {
+    noteTokenWrite();
     return this.run('remove client', () => this.s.tx(() => {
       this.s.deleteTokensOfClient.run(clientId);
       return this.s.deleteClient.run(clientId).changes > 0;
@@ -250,17 +257,25 @@ export class SqliteStore implements Store {
   }
 
   private insertToken(t: NewToken): void {
+    noteTokenWrite();
     this.s.insertToken.run(t.hash, t.kind, t.clientId, t.userName, joinScopes(t.scopes), t.familyId, t.expiresAt.getTime());
   }
 
   async getToken(hash: string): Promise<TokenRecord | undefined> {
-    const row = this.run('read token', () => this.s.tokenByHash.get(hash) as TokenRow | undefined);
-    return row === undefined ? undefined : toToken(row);
+    let row = this.tokenRows.get(hash);
+    if (row === undefined) {
+      row = this.run('read token', () => this.s.tokenByHash.get(hash) as TokenRow | undefined);
+      if (row === undefined) return undefined;
+      this.tokenRows.set(hash, row);
+    }
+    // A fresh record each time: callers own what they are handed.
+    return toToken(row);
   }
 
   async rotateRefreshToken(hash: string, successors: readonly NewToken[]): Promise<'ok' | 'reused' | 'missing'> {
     // One write transaction (writers queue on the database lock, across processes too): a rotation and
     // a reuse of the same family can no longer interleave so that the successors outlive the revocation.
+    noteTokenWrite();
     return this.run('rotate token', () => this.s.tx(() => {
       if (this.s.markRefreshUsed.run(Date.now(), hash).changes > 0) {
         for (const t of successors) this.insertToken(t);
@@ -275,14 +290,17 @@ export class SqliteStore implements Store {
   }
 
   async revokeToken(hash: string): Promise<boolean> {
+    noteTokenWrite();
     return this.run('revoke token', () => this.s.revokeToken.run(hash).changes > 0);
   }
 
   async revokeFamily(familyId: string): Promise<number> {
+    noteTokenWrite();
     return this.run('revoke tokens', () => this.s.revokeFamily.run(familyId).changes);
   }
 
   async revokeUserTokens(userName: string): Promise<number> {
+    noteTokenWrite();
     return this.run('revoke tokens', () => this.s.revokeUserTokens.run(userName).changes);
   }
 

@@ -1,0 +1,69 @@
+/**
+ * @module storage/sqlite/token-row-cache
+ * OAuth token rows the SQLite store has read, reused while the database has not changed since.
+ *
+ * Why: every request with an opaque bearer token reads its row, and on this project's benchmark guest
+ * that read cost ~6.5 µs, more than the rest of the bearer check together (bench/RESULTS.md). A row
+ * can only change through a commit, so the cache is dropped whenever one may have happened:
+ * - a token write through any SqliteStore of this process (`noteTokenWrite`, called before the write);
+ * - a commit by another connection or process, which moves `PRAGMA data_version`. That pragma is read
+ *   again at the first lookup of each event-loop turn and of each millisecond, so a revocation made
+ *   elsewhere is seen by every request this process reads after the revocation's commit; what a
+ *   cached row can miss is a commit that lands while one turn is still running (under a millisecond).
+ * Revocation stays instant in the sense the issue asks: no time-based trust, as JWT mode has.
+ */
+import type { TokenRow } from './sqlite-rows.js';
+
+/** Bounds the memory: past this many rows the cache starts over. */
+const MAX_ROWS = 10_000;
+
+/** Token writes made by every SqliteStore of this process; another store's write empties this one's cache too. */
+let processTokenWrites = 0;
+
+/** Call before any statement that inserts, updates or deletes oauth_tokens rows. */
+export function noteTokenWrite(): void {
+  processTokenWrites++;
+}
+
+export class TokenRowCache {
+  private readonly rows = new Map<string, TokenRow>();
+  /** data_version and process write count the rows were read under. */
+  private version = -1;
+  private writesSeen = -1;
+  /** The millisecond of the last data_version read; -1 once the turn it was read in has ended. */
+  private checkedAt = -1;
+  private readonly endTurn = (): void => {
+    this.checkedAt = -1;
+  };
+
+  /** `dataVersion` reads `PRAGMA data_version` on the store's connection. */
+  constructor(private readonly dataVersion: () => number) {}
+
+  /** The cached row for `hash`, when the database cannot have changed since it was read. */
+  get(hash: string): TokenRow | undefined {
+    this.revalidate();
+    return this.rows.get(hash);
+  }
+
+  /** Remembers a row just read (call `get` first in the same turn, so the version it is filed under is current). */
+  set(hash: string, row: TokenRow): void {
+    if (this.rows.size >= MAX_ROWS) this.rows.clear();
+    this.rows.set(hash, row);
+  }
+
+  private revalidate(): void {
+    if (this.writesSeen !== processTokenWrites) {
+      this.rows.clear();
+      this.writesSeen = processTokenWrites;
+    }
+    const now = Date.now();
+    if (this.checkedAt === now) return;
+    if (this.checkedAt === -1) setImmediate(this.endTurn);
+    this.checkedAt = now;
+    const version = this.dataVersion();
+    if (version !== this.version) {
+      this.rows.clear();
+      this.version = version;
+    }
+  }
+}
