@@ -4,16 +4,16 @@
  */
 import { HttpError } from '../errors/http-error.js';
 import type { Request } from '../http/request.js';
-import type { Store } from '../storage/store.js';
+import type { Store, TokenRecord } from '../storage/store.js';
 import type { JwtAccessTokens, VerifiedClaims } from './jwt-keys.js';
 import type { AuthScheme, Caller, Role } from './scheme.js';
 import { hashToken } from './tokens.js';
-import { RecordCache } from './user-cache.js';
+import { NOT_LOADED, RecordCache } from './user-cache.js';
 
 export interface BearerSchemeOptions {
   /** How long user and client records are reused (default 1000 ms; 0 = every request). */
   recordTtlMs?: number;
-  store: Pick<Store, 'getToken' | 'getUser' | 'getClient'>;
+  store: Pick<Store, 'getToken' | 'getUser' | 'getClient'> & Partial<Pick<Store, 'getTokenNow'>>;
   /** JWT mode: access tokens are RFC 9068 JWTs signed by this key. */
   jwt?: JwtAccessTokens;
   realm?: string;
@@ -85,6 +85,12 @@ export class BearerScheme implements AuthScheme {
     if (isJwt) {
       const recent = this.recentJwtCaller(token);
       if (recent !== undefined) return recent;
+    } else {
+      const now = this.fromOpaqueNow(token);
+      if (now !== NOT_LOADED) {
+        if (now === undefined) throw this.invalidToken();
+        return now;
+      }
     }
     return (isJwt ? this.fromJwt(token) : this.fromOpaque(token)).then((caller) => {
       if (caller === undefined) throw this.invalidToken();
@@ -110,9 +116,31 @@ export class BearerScheme implements AuthScheme {
     return seen !== undefined && seen.epoch === jwt.revocationEpoch && now - seen.at < REVOCATION_RECHECK_MS;
   }
 
+  /**
+   * The opaque token's caller without a promise, when the store reads tokens in-process and the user
+   * and client records are cached (every request after the first, on SQLite); NOT_LOADED when only
+   * `fromOpaque` can tell. The token row itself is read on every request: revocation is instant.
+   */
+  private fromOpaqueNow(token: string): Caller | undefined | typeof NOT_LOADED {
+    const store = this.options.store;
+    if (store.getTokenNow === undefined) return NOT_LOADED;
+    const rec = store.getTokenNow(hashToken(token));
+    if (!this.isLiveAccess(rec)) return undefined;
+    const user = this.records.peekUser(rec.userName);
+    const client = this.records.peekClient(rec.clientId);
+    if (user === NOT_LOADED || client === NOT_LOADED) return NOT_LOADED;
+    if (user === undefined || client === undefined) return undefined;
+    // The record is the store's fresh copy: its scopes array is this caller's own.
+    return { name: user.name, role: user.role, scopes: rec.scopes, scheme: 'bearer', clientId: rec.clientId };
+  }
+
+  private isLiveAccess(rec: TokenRecord | undefined): rec is TokenRecord {
+    return rec !== undefined && rec.kind === 'access' && !rec.revoked && rec.expiresAt.getTime() > this.now();
+  }
+
   private async fromOpaque(token: string): Promise<Caller | undefined> {
     const rec = await this.options.store.getToken(hashToken(token));
-    if (rec === undefined || rec.kind !== 'access' || rec.revoked || rec.expiresAt.getTime() <= this.now()) return undefined;
+    if (!this.isLiveAccess(rec)) return undefined;
     return this.callerFor(rec.userName, rec.clientId, rec.scopes);
   }
 

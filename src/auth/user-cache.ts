@@ -42,9 +42,12 @@ export class RecordCache {
    * exist; NOT_LOADED when only `getUser` can tell.
    */
   peekUser(name: string): User | undefined | typeof NOT_LOADED {
-    if (this.ttlMs <= 0) return NOT_LOADED;
-    const hit = this.users.get(name);
-    return hit !== undefined && hit.settled && this.now() - hit.at < this.ttlMs ? hit.result : NOT_LOADED;
+    return this.peek(this.users, name);
+  }
+
+  /** `peekUser` for clients. */
+  peekClient(clientId: string): OAuthClient | undefined | typeof NOT_LOADED {
+    return this.peek(this.clients, clientId);
   }
 
   getClient(clientId: string): Promise<OAuthClient | undefined> {
@@ -55,6 +58,12 @@ export class RecordCache {
   clear(): void {
     this.users.clear();
     this.clients.clear();
+  }
+
+  private peek<T>(map: Map<string, Entry<T>>, key: string): T | undefined | typeof NOT_LOADED {
+    if (this.ttlMs <= 0) return NOT_LOADED;
+    const hit = map.get(key);
+    return hit !== undefined && hit.settled && this.now() - hit.at < this.ttlMs ? hit.result : NOT_LOADED;
   }
 
   private read<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {

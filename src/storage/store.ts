@@ -116,6 +116,11 @@ export interface Store {
   saveToken(t: NewToken): Promise<void>;
   getToken(hash: string): Promise<TokenRecord | undefined>;
   /**
+   * `getToken` without a promise, for stores that answer in-process (SQLite); stores across a network
+   * leave it out. The bearer check of every request uses it when present. Throws as `getToken` rejects.
+   */
+  getTokenNow?(hash: string): TokenRecord | undefined;
+  /**
    * Refresh-token rotation as one atomic step. The first use of a live refresh token marks it used and
    * saves its successors ('ok'). A refresh token already used or revoked is a replay (RFC 9700
    * §4.14.2): its whole family is revoked, successors saved by a concurrent rotation included, and

@@ -9,6 +9,7 @@ import { generateClientSecret, generateToken, hashClientSecret, hashToken, verif
 import type { HttpError } from '../../src/errors/http-error.js';
 import type { Request } from '../../src/http/request.js';
 import { MemoryAuthStore } from './memory-store.js';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 
 const req = (token: string) => ({ headers: { authorization: `Bearer ${token}` }, locals: {} }) as unknown as Request;
 
@@ -44,6 +45,31 @@ describe('BearerScheme (opaque)', () => {
     const other = await fixture();
     await other.store.removeClient('cli');
     await assert.rejects(new BearerScheme({ store: other.store }).authenticate(req(other.token)), invalidToken);
+  });
+  it('answers without a promise on an in-process store once user and client are cached; revocation is seen at once', async () => {
+    const store = new SqliteStore(':memory:');
+    try {
+      await store.createUser({ name: 'ann', role: 'editor', passwordHash: 'scrypt$x' });
+      await store.createClient({ clientId: 'cli', secretHash: 'sha256$x', userName: 'ann', scopes: ['articles:read'] });
+      const token = generateToken();
+      await store.saveToken({ hash: hashToken(token), kind: 'access', clientId: 'cli', userName: 'ann', scopes: ['articles:read'], familyId: 'f', expiresAt: new Date(Date.now() + 60_000) });
+      const scheme = new BearerScheme({ store });
+      // The first request loads user and client records: a promise.
+      const first = scheme.authenticateNow(req(token));
+      assert.ok(first instanceof Promise);
+      const expected = { name: 'ann', role: 'editor', scopes: ['articles:read'], scheme: 'bearer', clientId: 'cli' };
+      assert.deepEqual(await first, expected);
+      const second = scheme.authenticateNow(req(token));
+      assert.deepEqual(second, expected);
+      (second as { scopes: string[] }).scopes.push('articles:write');
+      assert.deepEqual(scheme.authenticateNow(req(token)), expected, 'each caller gets its own scopes');
+      // Revoked, unknown and refresh-kind tokens are refused synchronously too.
+      await store.revokeToken(hashToken(token));
+      assert.throws(() => scheme.authenticateNow(req(token)), invalidToken);
+      assert.throws(() => scheme.authenticateNow(req(generateToken())), invalidToken);
+    } finally {
+      await store.close();
+    }
   });
   it('stores only hashes', async () => {
     const { store, token } = await fixture();

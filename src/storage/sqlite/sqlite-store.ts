@@ -262,6 +262,10 @@ export class SqliteStore implements Store {
   }
 
   async getToken(hash: string): Promise<TokenRecord | undefined> {
+    return this.getTokenNow(hash);
+  }
+
+  getTokenNow(hash: string): TokenRecord | undefined {
     let row = this.tokenRows.get(hash);
     if (row === undefined) {
       row = this.run('read token', () => this.s.tokenByHash.get(hash) as TokenRow | undefined);
