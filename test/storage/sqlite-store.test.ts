@@ -295,6 +295,19 @@ describe('SqliteStore token reads (rows reused until the database may have chang
     });
   });
 
+  it('fails a token read on a closed database with a store error, cached row or not', async () => {
+    const store = new SqliteStore(':memory:');
+    await store.createUser({ name: 'ann', role: 'editor', passwordHash: 'scrypt$x' });
+    await store.createClient({ clientId: 'app', secretHash: 'sha256$x', userName: 'ann', scopes: [] });
+    await store.saveToken(token('e1'));
+    assert.ok(await store.getToken('e1'));
+    await store.close();
+    for (const hash of ['e1', 'unknown']) {
+      assert.throws(() => store.getTokenNow(hash), (err: unknown) => err instanceof HttpError && err.status >= 500);
+      await assert.rejects(store.getToken(hash), (err: unknown) => err instanceof HttpError && err.status >= 500);
+    }
+  });
+
   it('sees a revocation by another process, even without a turn in between', async () => {
     await withStore(async (store, path) => {
       await store.saveToken(token('d1'));

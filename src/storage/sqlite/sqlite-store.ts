@@ -266,14 +266,16 @@ export class SqliteStore implements Store {
   }
 
   getTokenNow(hash: string): TokenRecord | undefined {
-    let row = this.tokenRows.get(hash);
-    if (row === undefined) {
-      row = this.run('read token', () => this.s.tokenByHash.get(hash) as TokenRow | undefined);
-      if (row === undefined) return undefined;
-      this.tokenRows.set(hash, row);
-    }
+    // The cache's data_version read is a statement too: a closed or broken database fails like the read.
+    const row = this.run('read token', () => {
+      const cached = this.tokenRows.get(hash);
+      if (cached !== undefined) return cached;
+      const read = this.s.tokenByHash.get(hash) as TokenRow | undefined;
+      if (read !== undefined) this.tokenRows.set(hash, read);
+      return read;
+    });
     // A fresh record each time: callers own what they are handed.
-    return toToken(row);
+    return row === undefined ? undefined : toToken(row);
   }
 
   async rotateRefreshToken(hash: string, successors: readonly NewToken[]): Promise<'ok' | 'reused' | 'missing'> {
@@ -381,6 +383,8 @@ export class SqliteStore implements Store {
     }
     // Closing the last connection checkpoints what is left in the WAL.
     if (this.db.open) this.db.close();
+    // Nothing is answered from memory once closed: token reads fail as every other read does.
+    this.tokenRows.reset();
   }
 
   private insertArticle(slug: string | null, input: ArticleInput, owner: string): Article {

@@ -51,6 +51,12 @@ export class TokenRowCache {
     this.rows.set(hash, row);
   }
 
+  /** Forgets every row and reads data_version at the next lookup (the store closed, say). */
+  reset(): void {
+    this.rows.clear();
+    this.checkedAt = -1;
+  }
+
   private revalidate(): void {
     if (this.writesSeen !== processTokenWrites) {
       this.rows.clear();
