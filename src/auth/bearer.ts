@@ -4,7 +4,7 @@
  */
 import { HttpError } from '../errors/http-error.js';
 import type { Request } from '../http/request.js';
-import type { Store, TokenRecord } from '../storage/store.js';
+import type { Store, TokenRecord, User } from '../storage/store.js';
 import type { JwtAccessTokens, VerifiedClaims } from './jwt-keys.js';
 import type { AuthScheme, Caller, Role } from './scheme.js';
 import { hashToken } from './tokens.js';
@@ -26,6 +26,11 @@ const REVOCATION_RECHECK_MS = 1000;
 /** The scopes a token's `scope` claim grants. */
 function scopesOf(claims: VerifiedClaims): string[] {
   return claims.scope === '' ? [] : claims.scope.split(' ');
+}
+
+/** The caller a user's token acts as, with the role the user has now; `scopes` becomes the caller's own. */
+function bearerCaller(user: User, clientId: string, scopes: string[]): Caller {
+  return { name: user.name, role: user.role, scopes, scheme: 'bearer', clientId };
 }
 
 /** The caller of a JWT that carries its roles (the first is the role it acts with). */
@@ -85,18 +90,16 @@ export class BearerScheme implements AuthScheme {
     if (isJwt) {
       const recent = this.recentJwtCaller(token);
       if (recent !== undefined) return recent;
-    } else {
-      const now = this.fromOpaqueNow(token);
-      if (now !== NOT_LOADED) {
-        if (now === undefined) throw this.invalidToken();
-        return now;
-      }
+    } else if (this.options.store.getTokenNow !== undefined) {
+      return this.fromOpaqueNow(token);
     }
-    return (isJwt ? this.fromJwt(token) : this.fromOpaque(token)).then((caller) => {
-      if (caller === undefined) throw this.invalidToken();
-      return caller;
-    });
+    return (isJwt ? this.fromJwt(token) : this.fromOpaque(token)).then(this.orInvalidToken);
   }
+
+  private readonly orInvalidToken = (caller: Caller | undefined): Caller => {
+    if (caller === undefined) throw this.invalidToken();
+    return caller;
+  };
 
   /**
    * The caller of a JWT whose signature was verified and whose revocation was checked within
@@ -117,21 +120,18 @@ export class BearerScheme implements AuthScheme {
   }
 
   /**
-   * The opaque token's caller without a promise, when the store reads tokens in-process and the user
-   * and client records are cached (every request after the first, on SQLite); NOT_LOADED when only
-   * `fromOpaque` can tell. The token row itself is read on every request: revocation is instant.
+   * An opaque token on a store that reads tokens in-process: the token row is read on every request
+   * (revocation is instant), and the caller comes without a promise once the user and client records
+   * are cached (every request after the first); until then it waits for them, the row already in hand.
    */
-  private fromOpaqueNow(token: string): Caller | undefined | typeof NOT_LOADED {
-    const store = this.options.store;
-    if (store.getTokenNow === undefined) return NOT_LOADED;
-    const rec = store.getTokenNow(hashToken(token));
-    if (!this.isLiveAccess(rec)) return undefined;
+  private fromOpaqueNow(token: string): Caller | Promise<Caller> {
+    const rec = this.options.store.getTokenNow!(hashToken(token));
+    if (!this.isLiveAccess(rec)) throw this.invalidToken();
     const user = this.records.peekUser(rec.userName);
     const client = this.records.peekClient(rec.clientId);
-    if (user === NOT_LOADED || client === NOT_LOADED) return NOT_LOADED;
-    if (user === undefined || client === undefined) return undefined;
-    // The record is the store's fresh copy: its scopes array is this caller's own.
-    return { name: user.name, role: user.role, scopes: rec.scopes, scheme: 'bearer', clientId: rec.clientId };
+    if (user === NOT_LOADED || client === NOT_LOADED) return this.callerFor(rec.userName, rec.clientId, rec.scopes).then(this.orInvalidToken);
+    if (user === undefined || client === undefined) throw this.invalidToken();
+    return bearerCaller(user, rec.clientId, rec.scopes);
   }
 
   private isLiveAccess(rec: TokenRecord | undefined): rec is TokenRecord {
@@ -178,7 +178,7 @@ export class BearerScheme implements AuthScheme {
     const user = await this.records.getUser(userName);
     const client = await this.records.getClient(clientId);
     if (user === undefined || client === undefined) return undefined;
-    return { name: user.name, role: user.role, scopes: [...scopes], scheme: 'bearer', clientId };
+    return bearerCaller(user, clientId, [...scopes]);
   }
 
   private invalidToken(): HttpError {
