@@ -265,15 +265,11 @@ export class SqliteStore implements Store {
     return this.getTokenNow(hash);
   }
 
+  private readonly readTokenRow = (hash: string): TokenRow | undefined => this.s.tokenByHash.get(hash) as TokenRow | undefined;
+
   getTokenNow(hash: string): TokenRecord | undefined {
     // The cache's data_version read is a statement too: a closed or broken database fails like the read.
-    const row = this.run('read token', () => {
-      const cached = this.tokenRows.get(hash);
-      if (cached !== undefined) return cached;
-      const read = this.s.tokenByHash.get(hash) as TokenRow | undefined;
-      if (read !== undefined) this.tokenRows.set(hash, read);
-      return read;
-    });
+    const row = this.run('read token', () => this.tokenRows.get(hash, this.readTokenRow));
     // A fresh record each time: callers own what they are handed.
     return row === undefined ? undefined : toToken(row);
   }

@@ -39,16 +39,17 @@ export class TokenRowCache {
   /** `dataVersion` reads `PRAGMA data_version` on the store's connection. */
   constructor(private readonly dataVersion: () => number) {}
 
-  /** The cached row for `hash`, when the database cannot have changed since it was read. */
-  get(hash: string): TokenRow | undefined {
+  /** The row for `hash`: the cached one when the database cannot have changed since, else `load()`'s (kept when found). */
+  get(hash: string, load: (hash: string) => TokenRow | undefined): TokenRow | undefined {
     this.revalidate();
-    return this.rows.get(hash);
-  }
-
-  /** Remembers a row just read (call `get` first in the same turn, so the version it is filed under is current). */
-  set(hash: string, row: TokenRow): void {
-    if (this.rows.size >= MAX_ROWS) this.rows.clear();
-    this.rows.set(hash, row);
+    const cached = this.rows.get(hash);
+    if (cached !== undefined) return cached;
+    const row = load(hash);
+    if (row !== undefined) {
+      if (this.rows.size >= MAX_ROWS) this.rows.clear();
+      this.rows.set(hash, row);
+    }
+    return row;
   }
 
   /** Forgets every row and reads data_version at the next lookup (the store closed, say). */
