@@ -188,24 +188,22 @@ export class RespPipeline {
   }
 
   private connect(): void {
+    const unix = isUnix(this.url);
     const host = this.url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
     const port = Number(this.url.port || 6379);
     let socket: net.Socket;
-    if (isUnix(this.url)) {
-      // A Unix socket skips the TCP stack on both sides of every batch: cheaper than loopback TCP
-      // for instances sharing one machine's Redis.
-      const path = decodeURIComponent(this.url.pathname);
-      socket = net.connect({ path, onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n, buf) => this.onBytes(socket, buf as Buffer, n) } });
-    } else if (this.url.protocol === 'rediss:') {
+    if (this.url.protocol === 'rediss:') {
       socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host });
       socket.on('data', (chunk: Buffer) => this.onBytes(socket, chunk, chunk.length));
     } else {
       // Replies are read into one buffer of our own, parsed in place: no Buffer and no 'data' event
-      // per read (the reply to a batch is a few hundred bytes).
-      socket = net.connect({ host, port, onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n, buf) => this.onBytes(socket, buf as Buffer, n) } });
+      // per read (the reply to a batch is a few hundred bytes). A Unix socket skips the TCP stack on
+      // both sides of every batch, for instances sharing one machine's Redis.
+      const onread = { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n: number, buf: Uint8Array) => this.onBytes(socket, buf as Buffer, n) };
+      socket = net.connect(unix ? { path: decodeURIComponent(this.url.pathname), onread } : { host, port, onread });
     }
     this.socket = socket;
-    if (!isUnix(this.url)) socket.setNoDelay(true);
+    if (!unix) socket.setNoDelay(true);
     const connectTimer = setTimeout(() => socket.destroy(new Error(`Redis connect timed out after ${this.opts.connectTimeoutMs} ms`)), this.opts.connectTimeoutMs);
     socket.once(this.url.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     socket.on('error', (err) => this.fail(socket, err));
