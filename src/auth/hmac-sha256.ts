@@ -14,15 +14,14 @@
  * OpenSSL's SHA-256 has no branch that depends on key or message bytes; lengths are public.
  * Node releases without `crypto.hash` (before 20.12) fall back to `createHmac`.
  */
-import crypto, { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { oneShotHash as hash } from './one-shot-hash.js';
 
 const BLOCK = 64;
 const DIGEST = 32;
 /** Messages up to this many bytes are written into the shared buffer; longer ones get their own. */
 const MESSAGE_ROOM = 1024;
 
-type HashFn = (algorithm: string, data: Uint8Array, outputEncoding: 'latin1' | 'base64') => string;
-const hash = (crypto as unknown as { hash?: HashFn }).hash;
 
 /** A secret prepared for repeated HMAC-SHA256 computations: its padded blocks (RFC 2104 §2). */
 export interface HmacKey {

@@ -1,5 +1,6 @@
 /** @module auth/tokens Opaque token and client-secret generation and hashing (only hashes are stored). */
-import crypto, { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { oneShotHash } from './one-shot-hash.js';
 import { verifyPassword } from './passwords.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 
@@ -8,14 +9,16 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** `crypto.hash` (Node ≥ 20.12): hashes a string as UTF-8. */
-const oneShotHash = (crypto as unknown as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
-
 /** The stored form of a token: SHA-256, base64url. A token has 256 bits of entropy, so no salt or slow hash is needed. */
 export function hashToken(token: string): string {
+  return sha256Base64url(token);
+}
+
+/** SHA-256 of `text` as UTF-8, base64url. */
+function sha256Base64url(text: string): string {
   // One native call (~0.27 µs) where a Hash object costs ~0.75 µs; this runs for every bearer request.
-  if (oneShotHash !== undefined) return oneShotHash('sha256', token, 'base64url');
-  return createHash('sha256').update(token, 'utf8').digest('base64url');
+  if (oneShotHash !== undefined) return oneShotHash('sha256', text, 'base64url');
+  return createHash('sha256').update(text, 'utf8').digest('base64url');
 }
 
 /**
@@ -33,7 +36,7 @@ export function generateClientSecret(): { clientSecret: string; secretHash: stri
 
 /** `sha256$<base64url>` of a client secret. */
 export function hashClientSecret(secret: string): string {
-  return 'sha256$' + createHash('sha256').update(secret, 'utf8').digest('base64url');
+  return 'sha256$' + sha256Base64url(secret);
 }
 
 /**
