@@ -43,6 +43,9 @@ const USAGE = `usage: node bench/run.mjs [options]
   --wait-quiet S       before each run wait up to S s for the two CPUs to be < 25% busy (default 0: off)
   --write              also replace this scenario's section in bench/RESULTS.md
   --from a.json,b.json re-render (and merge) saved runs instead of measuring
+  --bracket            run the baseline (or the subject) before every other server and after the last,
+                       and pair each run with the two baseline runs around it: seconds apart, so a
+                       machine whose speed drifts over minutes still gives tight paired ratios
   --variant N=S:DIR    also run server S of the scenario as N, loading roa from another build's dist
                        directory DIR (repeatable; an A/B of two builds, interleaved like peers;
                        not with --write)`;
@@ -66,6 +69,7 @@ const { values: opt } = parseArgs({
     write: { type: 'boolean', default: false },
     from: { type: 'string' },
     variant: { type: 'string', multiple: true, default: [] },
+    bracket: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -160,7 +164,8 @@ function rerender(files) {
   const saved = files.map((f) => JSON.parse(readFileSync(f, 'utf8')));
   const meta = { ...saved[0].meta };
   const runs = [];
-  saved.forEach((s, i) => runs.push(...s.runs.map((r) => ({ ...r, round: `${i + 1}.${r.round}` }))));
+  // Runs of different files are never neighbours: each file's sequence gets its own range.
+  saved.forEach((s, i) => runs.push(...s.runs.map((r) => ({ ...r, round: `${i + 1}.${r.round}`, seq: Number.isFinite(r.seq) ? i * 1e6 + r.seq : undefined }))));
   meta.rounds = saved.reduce((a, s) => a + s.meta.rounds, 0);
   const how = files.length > 1 ? 'merged' : 're-rendered';
   meta.command = `${saved.map((s) => s.meta.command).join('\n')}\n# ${how}: node bench/run.mjs --from ${files.join(',')}`;
@@ -218,16 +223,25 @@ async function main() {
     ...Object.fromEntries(['rounds', 'duration', 'warmup', 'connections', 'threads', 'serverCpu', 'wrkCpu', 'pinned'].map((k) => [k, cfg[k]])),
   };
 
+  // --bracket: the server every ratio is taken against runs around each of the others.
+  const bracket = opt.bracket ? servers.find((s) => s.name === (scenario.baseline ?? subject)) : undefined;
+  if (opt.bracket && !bracket) throw new Error(`--bracket: the baseline ${scenario.baseline ?? subject} is not among the servers run`);
+  if (bracket) meta.bracket = bracket.name;
+  const others = servers.filter((s) => s !== bracket);
+  const runsPerRound = bracket ? 2 * others.length + 1 : servers.length;
+
   const perRun = cfg.warmup + cfg.duration + 1;
-  const total = requests.length * cfg.rounds * servers.length * perRun;
+  const total = requests.length * cfg.rounds * runsPerRound * perRun;
   console.log(
-    `scenario ${scenario.name}: ${requests.length} requests × ${cfg.rounds} rounds × ${servers.length} servers ` +
+    `scenario ${scenario.name}: ${requests.length} requests × ${cfg.rounds} rounds × ${servers.length} servers` +
+      `${bracket ? ` (${runsPerRound} runs a round, bracketed by ${bracket.name})` : ''} ` +
       `≈ ${Math.ceil(total / 60)} min (load ${meta.loadBefore})`,
   );
 
   const runs = [];
   const broken = new Map();
   let starvedRetries = 0;
+  let seq = 0;
   mkdirSync(RESULTS_DIR, { recursive: true });
   const saved = path.join(RESULTS_DIR, `${scenario.name}-${meta.started.replace(/:/g, '-')}.json`);
   // Saved after every run, so an interrupted session still leaves something to merge with --from.
@@ -246,8 +260,10 @@ async function main() {
   for (const req of requests) {
     for (let round = 1; round <= cfg.rounds; round++) {
       // Rotate the start of each round so slow drifts in machine load do not always hit the same server.
-      const k = (round - 1) % servers.length;
-      for (const server of [...servers.slice(k), ...servers.slice(0, k)]) {
+      const k = (round - 1) % (bracket ? others : servers).length;
+      const rotated = bracket ? [...others.slice(k), ...others.slice(0, k)] : [...servers.slice(k), ...servers.slice(0, k)];
+      const order = bracket ? [bracket, ...rotated.flatMap((s) => [s, bracket])] : rotated;
+      for (const server of order) {
         if (broken.has(server.name)) {
           runs.push({ request: req.name, server: server.name, round, error: broken.get(server.name) });
           continue;
@@ -265,7 +281,8 @@ async function main() {
           starvedRetries = r.cpuPct < SATURATED_PCT ? starvedRetries + 1 : 0;
           if (starvedRetries === 3) console.log('  3 retried runs in a row stayed starved: machine busy, retries off');
         }
-        runs.push(r);
+        // The order of runs, for pairing a run with the bracket's runs around it.
+        runs.push({ ...r, seq: seq++ });
         save();
         if (r.startFailed) broken.set(server.name, r.error);
         const line = r.error

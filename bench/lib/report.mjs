@@ -68,7 +68,8 @@ export function renderScenario(meta, runs) {
   L.push(
     `- When: ${meta.started} (${meta.git}); ${meta.rounds} interleaved rounds × ${meta.duration} s ` +
       `after ${meta.warmup} s warm-up, wrk -t${meta.threads} -c${meta.connections}; ` +
-      `a fresh server per run; not-saturated runs retried ${meta.retry ?? 0}×`,
+      `a fresh server per run; not-saturated runs retried ${meta.retry ?? 0}×` +
+      (meta.bracket ? `; every run of another server between two runs of \`${meta.bracket}\` (--bracket)` : ''),
     `- Pinning: ${meta.pinned ? `server on CPU ${meta.serverCpu}, wrk on CPU ${meta.wrkCpu}` : 'none'}`,
     `- Machine: ${meta.machine.cpu}, ${meta.machine.kernel}, node ${meta.machine.node}, ${meta.wrk}`,
     `- Load average (1/5/15 min): ${meta.loadBefore} before, ${meta.loadAfter ?? '?'} after`,
@@ -117,7 +118,7 @@ export function renderScenario(meta, runs) {
     const get = (server) => summary.find((x) => x.request === request && x.server === server);
     const subj = get(meta.subject);
     L.push(
-      `| ${request} | ${peers.map((p) => `${ratio(subj.rps, get(p).rps)} (paired ${pairedRatio(runs, request, meta.subject, p)})`).join(' | ')} | ` +
+      `| ${request} | ${peers.map((p) => `${ratio(subj.rps, get(p).rps)} (paired ${pairedRatio(runs, request, meta.subject, p, meta.bracket)})`).join(' | ')} | ` +
         `${peers.map((p) => ratio(subj.usPerReq, get(p).usPerReq)).join(' | ')} |`,
     );
   }
@@ -136,6 +137,7 @@ function relativeTable(meta, summary, runs) {
     `req/s ÷ ${b}: < 1 serves fewer; CPU/req ÷ ${b}: > 1 spends more CPU per request. *paired*: the median over`,
     `rounds of each round's own req/s ratio, so a slow minute on the shared machine cancels out of its round; in`,
     `brackets its 95% interval (distribution-free, from six rounds on): a target is met only if the interval clears it.`,
+    ...(meta.bracket === b ? [`Bracketed run: each run is paired instead with the mean of the two \`${b}\` runs just before and after it.`] : []),
     '',
   );
   L.push(`| endpoint | server | req/s | CPU µs/req | req/s ÷ ${b} | req/s ÷ ${b}, paired | CPU/req ÷ ${b} | notes |`);
@@ -145,7 +147,7 @@ function relativeTable(meta, summary, runs) {
     for (const s of summary.filter((x) => x.request === request)) {
       L.push(
         `| ${request} | ${s.server} | ${fmt(s.rps)} | ${fmt(s.usPerReq, 1)} | ${ratio(s.rps, base.rps)} | ` +
-          `${pairedRatio(runs, request, s.server, b)} | ${ratio(s.usPerReq, base.usPerReq)} | ${notes(s)} |`,
+          `${pairedRatio(runs, request, s.server, b, meta.bracket)} | ${ratio(s.usPerReq, base.usPerReq)} | ${notes(s)} |`,
       );
     }
   }
@@ -156,16 +158,43 @@ function relativeTable(meta, summary, runs) {
 /**
  * Median over rounds of server a's req/s ÷ server b's in the same round (rounds where both ran), with
  * its 95% interval (medianInterval) when there are rounds enough: `0.78× [0.71–0.84]`.
+ * `bracket`: the server that ran before and after every other one (run.mjs --bracket). When it is a or b,
+ * each run of the other server is paired with the mean of the bracket's runs just before and just after
+ * it, seconds apart instead of a round apart: a drift of the machine's speed mostly cancels out.
  */
-export function pairedRatio(runs, request, a, b) {
-  const pick = (server, round) => runs.find((r) => r.request === request && r.server === server && r.round === round && !r.discarded && !r.error);
+export function pairedRatio(runs, request, a, b, bracket) {
+  const ratios = bracket !== undefined && a !== b && (a === bracket || b === bracket) ? bracketedRatios(runs, request, a, b, bracket) : roundRatios(runs, request, a, b);
+  const [low, high] = medianInterval(ratios);
+  return times(median(ratios)) + (Number.isFinite(low) && a !== b ? ` [${low.toFixed(2)}–${high.toFixed(2)}]` : '');
+}
+
+const usable = (r) => !r.discarded && !r.error;
+
+function roundRatios(runs, request, a, b) {
+  const pick = (server, round) => runs.find((r) => r.request === request && r.server === server && r.round === round && usable(r));
   const ratios = [];
   for (const round of new Set(runs.map((r) => r.round))) {
     const [x, y] = [pick(a, round), pick(b, round)];
     if (x && y && y.rps > 0) ratios.push(x.rps / y.rps);
   }
-  const [low, high] = medianInterval(ratios);
-  return times(median(ratios)) + (Number.isFinite(low) && a !== b ? ` [${low.toFixed(2)}–${high.toFixed(2)}]` : '');
+  return ratios;
+}
+
+/** One ratio per run of the non-bracket server, against the mean req/s of the bracket's neighbouring runs. */
+function bracketedRatios(runs, request, a, b, bracket) {
+  const other = a === bracket ? b : a;
+  const ordered = runs.filter((r) => r.request === request && usable(r) && Number.isFinite(r.seq)).sort((x, y) => x.seq - y.seq);
+  const ratios = [];
+  ordered.forEach((run, i) => {
+    if (run.server !== other) return;
+    const before = ordered.slice(0, i).findLast((r) => r.server === bracket);
+    const after = ordered.slice(i + 1).find((r) => r.server === bracket);
+    const around = [before, after].filter(Boolean);
+    if (!around.length) return;
+    const base = around.reduce((n, r) => n + r.rps, 0) / around.length;
+    if (base > 0 && run.rps > 0) ratios.push(a === bracket ? base / run.rps : run.rps / base);
+  });
+  return ratios;
 }
 
 /** Every run, for latest.md only (RESULTS.md keeps the medians). */
