@@ -260,8 +260,9 @@ async function main() {
   for (const req of requests) {
     for (let round = 1; round <= cfg.rounds; round++) {
       // Rotate the start of each round so slow drifts in machine load do not always hit the same server.
-      const k = (round - 1) % (bracket ? others : servers).length;
-      const rotated = bracket ? [...others.slice(k), ...others.slice(0, k)] : [...servers.slice(k), ...servers.slice(0, k)];
+      // `others` is every server when there is no bracket.
+      const k = (round - 1) % others.length;
+      const rotated = [...others.slice(k), ...others.slice(0, k)];
       const order = bracket ? [bracket, ...rotated.flatMap((s) => [s, bracket])] : rotated;
       for (const server of order) {
         if (broken.has(server.name)) {

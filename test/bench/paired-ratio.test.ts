@@ -1,6 +1,6 @@
 /** @module test/bench/paired-ratio — how the harness pairs runs into ratios, per round or bracketed. */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 // @ts-expect-error: a plain .mjs module of the bench harness, no types
 import { pairedRatio } from '../../bench/lib/report.mjs';
 
@@ -9,6 +9,10 @@ let seq = 0;
 const run = (server: string, round: number, rps: number, extra: Record<string, unknown> = {}) => ({ request: R, server, round, rps, seq: seq++, ...extra });
 
 describe('pairedRatio', () => {
+  beforeEach(() => {
+    seq = 0;
+  });
+
   it('pairs by round without a bracket', () => {
     const runs = [run('base', 1, 100), run('x', 1, 80), run('base', 2, 200), run('x', 2, 170)];
     // Rounds: 0.80 and 0.85; the median of two is their mean.
@@ -16,7 +20,6 @@ describe('pairedRatio', () => {
   });
 
   it('pairs each run with the mean of the bracket runs just before and after it', () => {
-    seq = 0;
     // The machine's speed halves between the two x runs; the bracket runs around each follow it.
     const runs = [run('base', 1, 100), run('x', 1, 80), run('base', 1, 100), run('y', 1, 10), run('base', 1, 60), run('x', 1, 40), run('base', 1, 40)];
     // x: 80 / mean(100, 100) = 0.8 and 40 / mean(60, 40) = 0.8.
@@ -28,14 +31,12 @@ describe('pairedRatio', () => {
   });
 
   it('skips discarded and failed runs, and uses one side when the other is missing', () => {
-    seq = 0;
     const runs = [run('x', 1, 50), run('base', 1, 100), run('base', 1, 1, { discarded: true }), run('x', 1, 90), run('base', 1, 0, { error: 'boom' }), run('base', 1, 80)];
     // x#1 has only a base after it (100): 0.5. x#2: bases around it are 100 and 80 (the discarded and failed runs skipped): 1.0.
     assert.equal(pairedRatio(runs, R, 'x', 'base', 'base'), '0.75×');
   });
 
   it('gives a 95% interval from six paired runs on', () => {
-    seq = 0;
     const runs = [run('base', 1, 100)];
     for (const rps of [70, 75, 80, 85, 90, 95]) runs.push(run('x', 1, rps), run('base', 1, 100));
     assert.equal(pairedRatio(runs, R, 'x', 'base', 'base'), '0.82× [0.70–0.95]');
