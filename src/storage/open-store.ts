@@ -4,6 +4,8 @@ import type { Store } from './store.js';
 export interface OpenStoreOptions {
   /** PostgreSQL only: schema for roa's tables, created if absent. */
   schema?: string;
+  /** SQLite only: replay-protection nonces kept in memory (see SqliteStoreOptions). Default 1,000,000. */
+  nonceMemoryLimit?: number;
 }
 
 /**
@@ -22,7 +24,7 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
   const path = sqlitePath(url);
   const { SqliteStore } = await import('./sqlite/sqlite-store.js');
   // The constructor opens, migrates and prepares, so a returned store is known to work.
-  return new SqliteStore(path);
+  return new SqliteStore(path, opts.nonceMemoryLimit === undefined ? {} : { nonceMemoryLimit: opts.nonceMemoryLimit });
 }
 
 /** The SQLite file named by a URL; rejects other schemes rather than creating a file named "redis:/...". */

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { signRequest } from '../../src/client/index.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { send } from '../helpers/service.js';
@@ -271,6 +272,27 @@ describe('roa CLI', () => {
     }
   });
 
+  it('keeps as many nonces in memory as --nonce-memory says; past it they go to the on-disk table, still refused when replayed', async () => {
+    const db = join(dir, 'nonce-memory.db');
+    const keyFile = join(dir, 'nonce-memory.key');
+    const secret = addHmacUser('nina', 'reader', keyFile, db);
+    const { child, base } = await roaServe(db, ['--secret-key-file', keyFile, '--nonce-memory', '2']);
+    try {
+      const signed = [1, 2, 3].map(() => ({ ...signRequest({ method: 'GET', target: '/articles', user: 'nina', secret }) }) as Record<string, string>);
+      for (const headers of signed) assert.equal((await send(base, 'GET', '/articles', { headers })).status, 200);
+      const inDiskTable = new Database(db, { readonly: true });
+      try {
+        // Two nonces fit in memory; the third went to the key-ordered table.
+        assert.equal((inDiskTable.prepare('SELECT count(*) AS n FROM nonces').get() as { n: number }).n, 1);
+      } finally {
+        inDiskTable.close();
+      }
+      for (const headers of signed) assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401);
+    } finally {
+      await stop(child);
+    }
+  });
+
   it('issues OAuth tokens with the lives given by --access-token-ttl and --refresh-token-ttl, and enforces them', async () => {
     const db = join(dir, 'ttl.db');
     assert.equal(roa(['user', 'add', 'tove', '--role', 'reader', '--password', 'tove-password-1', '--db', db]).status, 0);
@@ -349,6 +371,14 @@ describe('roa CLI', () => {
       const r = roaServeRefused([...args], env);
       assert.equal(r.status, 1, r.stdout);
       assert.match(r.stderr, /--hmac-clock-skew must be an integer from 1 to 86400, got '(0|86401|10m)'/);
+    }
+  });
+
+  it('refuses a nonce memory that is not 1 to 10,000,000 nonces, from the flag or ROA_NONCE_MEMORY', () => {
+    for (const [args, env] of [[['--nonce-memory', '0'], {}], [['--nonce-memory', '10000001'], {}], [[], { ROA_NONCE_MEMORY: '1e3x' }]] as const) {
+      const r = roaServeRefused([...args], env);
+      assert.equal(r.status, 1, r.stdout);
+      assert.match(r.stderr, /--nonce-memory must be an integer from 1 to 10000000, got '(0|10000001|1e3x)'/);
     }
   });
 

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { SqliteNonces } from '../../src/storage/sqlite/sqlite-nonces.js';
+import { openStore } from '../../src/storage/open-store.js';
 
 const T0 = 1_800_000_000_000;
 const MIN = 60_000;
@@ -171,6 +172,35 @@ describe('SqliteStore nonceMemoryLimit', () => {
   it('rejects a limit that is not a positive integer', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       assert.throws(() => new SqliteStore(':memory:', { nonceMemoryLimit: bad }), RangeError);
+    }
+    return assert.rejects(openStore(':memory:', { nonceMemoryLimit: 0 }), RangeError);
+  });
+
+  it('is passed on by openStore: past it, nonces go to the key-ordered table, and replays are still refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-nonce-limit-'));
+    try {
+      const overflowAfter = async (limit: number | undefined): Promise<number> => {
+        const path = join(dir, `limit-${limit ?? 'default'}.db`);
+        const store = await openStore(path, limit === undefined ? {} : { nonceMemoryLimit: limit });
+        try {
+          const until = Date.now() + MIN;
+          assert.deepEqual(await Promise.all(['a', 'b', 'c'].map((k) => store.consumeNonce(k, until))), [true, true, true]);
+          // Each replayed in a later turn (its own transaction): refused whether it is held in memory or on disk.
+          for (const k of ['a', 'b', 'c']) assert.equal(await store.consumeNonce(k, until), false, k);
+        } finally {
+          await store.close();
+        }
+        const db = new Database(path, { readonly: true });
+        try {
+          return (db.prepare('SELECT count(*) AS n FROM nonces').get() as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      };
+      assert.equal(await overflowAfter(undefined), 0);
+      assert.equal(await overflowAfter(2), 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -10,6 +10,8 @@ import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseI
 const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_MS / 1000;
 /** A day: nonces are held for the whole window, and clocks a day apart are a fault, not skew. */
 const MAX_CLOCK_SKEW_S = 24 * 3600;
+/** Ten million nonces (up to 512 MiB of fingerprints): past that, a deployment wants Redis, not a bigger number. */
+const MAX_NONCE_MEMORY = 10_000_000;
 
 function describe(spec: OptionSpec): string {
   const extra = [spec.env ? `env ${spec.env}` : '', spec.defaultValue !== undefined ? `default ${spec.defaultValue}` : ''].filter(Boolean).join(', ');
@@ -51,6 +53,7 @@ export function registerServe(program: Command): void {
       ...(opt('issuer') ? { issuer: opt('issuer') } : {}),
       ...(opt('hmacMinimalUnsafe') ? { hmacMinimalUnsafe: opt('hmacMinimalUnsafe') === 'on' } : {}),
       hmacClockSkewMs: parseInteger(opt('hmacClockSkew'), '--hmac-clock-skew', 1, MAX_CLOCK_SKEW_S) * 1000,
+      nonceMemoryLimit: parseInteger(opt('nonceMemory'), '--nonce-memory', 1, MAX_NONCE_MEMORY),
       logLevel: opt('logLevel'),
       maxAge: parseCount(opt('maxAge'), '--max-age', MAX_DELTA_SECONDS),
     });
