@@ -30,7 +30,7 @@ import { methodOverride } from './middleware/method-override.js';
 import { urlencoded } from './middleware/urlencoded.js';
 import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
 import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
-import { openStore, type OpenStoreOptions } from './storage/open-store.js';
+import { openStore } from './storage/open-store.js';
 import type { Store } from './storage/store.js';
 
 export interface ServiceOptions {
@@ -107,7 +107,7 @@ export interface RunningService extends Service {
 export async function createService(opts: ServiceOptions = {}): Promise<Service> {
   const env = opts.env ?? process.env.NODE_ENV ?? 'development';
   const logger = opts.logger ?? pino({ level: opts.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers.authentication'] });
-  const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db', storeOptions(opts)));
+  const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db', { nonceMemoryLimit: opts.nonceMemoryLimit }));
   // A long-running service checkpoints SQLite's WAL off the event loop.
   store.startBackgroundCheckpoints?.();
   const production = env === 'production';
@@ -202,7 +202,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   // Listen first, so the OAuth issuer can name the real port even when it was 0.
   const server = createApp().createServer();
   server.removeAllListeners('request');
-  const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db', storeOptions(opts)));
+  const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db', { nonceMemoryLimit: opts.nonceMemoryLimit }));
   let address: AddressInfo;
   try {
     address = await listen(server, opts.port ?? 3000, host);
@@ -257,9 +257,4 @@ function hostForUrl(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-/** What `openStore` takes from the service's options. */
-function storeOptions(opts: ServiceOptions): OpenStoreOptions {
-  return opts.nonceMemoryLimit === undefined ? {} : { nonceMemoryLimit: opts.nonceMemoryLimit };
 }

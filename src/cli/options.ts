@@ -2,6 +2,7 @@
  * @module cli/options
  * Every flag's default and environment variable, in one table (flag beats env beats default).
  */
+import { DEFAULT_NONCE_MEMORY_LIMIT } from '../storage/sqlite/sqlite-nonces.js';
 
 export interface OptionSpec {
   flag: string;
@@ -31,7 +32,7 @@ export const SERVE_OPTIONS = {
   accessTokenTtl: { flag: '--access-token-ttl <seconds>', env: 'ROA_ACCESS_TOKEN_TTL', defaultValue: '900', description: 'life of OAuth access tokens' },
   refreshTokenTtl: { flag: '--refresh-token-ttl <seconds>', env: 'ROA_REFRESH_TOKEN_TTL', defaultValue: String(30 * 24 * 3600), description: 'life of OAuth refresh tokens' },
   hmacClockSkew: { flag: '--hmac-clock-skew <seconds>', env: 'ROA_HMAC_CLOCK_SKEW', defaultValue: '600', description: "largest accepted distance between a signed request's Date and the server clock" },
-  nonceMemory: { flag: '--nonce-memory <count>', env: 'ROA_NONCE_MEMORY', defaultValue: '1000000', description: 'replay-protection nonces the SQLite store keeps in memory (32 MiB at the default, enough for ~1,660 signed requests/s over a 10-minute window); past it, a slower on-disk table' },
+  nonceMemory: { flag: '--nonce-memory <count>', env: 'ROA_NONCE_MEMORY', defaultValue: String(DEFAULT_NONCE_MEMORY_LIMIT), description: 'replay-protection nonces the SQLite store keeps in memory (32 MiB at the default, enough for ~1,660 signed requests/s over a 10-minute window); past it, a slower on-disk table' },
   hmacMinimalUnsafe: { flag: '--hmac-minimal-unsafe <on|off>', env: 'ROA_HMAC_MINIMAL_UNSAFE', description: 'accept the replayable minimal HMAC form for unsafe methods (default on in development, off in production)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
   maxAge: { flag: '--max-age <seconds>', env: 'ROA_MAX_AGE', defaultValue: '60', description: 'Cache-Control max-age / s-maxage of safe responses' },

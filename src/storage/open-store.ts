@@ -24,7 +24,7 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
   const path = sqlitePath(url);
   const { SqliteStore } = await import('./sqlite/sqlite-store.js');
   // The constructor opens, migrates and prepares, so a returned store is known to work.
-  return new SqliteStore(path, opts.nonceMemoryLimit === undefined ? {} : { nonceMemoryLimit: opts.nonceMemoryLimit });
+  return new SqliteStore(path, { nonceMemoryLimit: opts.nonceMemoryLimit });
 }
 
 /** The SQLite file named by a URL; rejects other schemes rather than creating a file named "redis:/...". */

@@ -12,6 +12,8 @@ import { openStore } from '../../src/storage/open-store.js';
 
 const T0 = 1_800_000_000_000;
 const MIN = 60_000;
+/** Rows in the key-ordered table that takes the nonces memory has no room for. */
+const overflowRows = (db: Db) => (db.prepare('SELECT count(*) AS n FROM nonces').get() as { n: number }).n;
 
 describe('SqliteNonces', () => {
   let dir: string;
@@ -26,7 +28,6 @@ describe('SqliteNonces', () => {
     return db;
   }
   const logRows = (db: Db) => (db.prepare('SELECT count(*) AS n FROM nonce_log').get() as { n: number }).n;
-  const overflowRows = (db: Db) => (db.prepare('SELECT count(*) AS n FROM nonces').get() as { n: number }).n;
   const req = (key: string, expiresAtMs: number) => ({ key, expiresAtMs });
 
   beforeEach(async () => {
@@ -192,7 +193,7 @@ describe('SqliteStore nonceMemoryLimit', () => {
         }
         const db = new Database(path, { readonly: true });
         try {
-          return (db.prepare('SELECT count(*) AS n FROM nonces').get() as { n: number }).n;
+          return overflowRows(db);
         } finally {
           db.close();
         }
