@@ -119,6 +119,23 @@ export const MIGRATIONS: readonly Migration[] = [
           )`]
         : [],
   },
+  {
+    id: 5,
+    name: 'nonce fingerprint seed',
+    // SQLite only: the key of the 64-bit nonce fingerprints that sqlite-nonces writes to the log instead of
+    // the nonces themselves. Every connection to the file must hash alike, so it lives here; it is random
+    // per database, so a client cannot aim its nonces at one slot of the in-memory index.
+    up: (d) =>
+      d.name === 'sqlite'
+        ? [
+            `CREATE TABLE nonce_seed (
+              id INTEGER PRIMARY KEY CHECK (id = 1),
+              seed BLOB NOT NULL CHECK (length(seed) = 8)
+            )`,
+            `INSERT INTO nonce_seed (id, seed) VALUES (1, randomblob(8))`,
+          ]
+        : [],
+  },
 ];
 
 /** DDL of the bookkeeping table; created before any migration runs. */

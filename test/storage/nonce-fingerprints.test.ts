@@ -97,4 +97,25 @@ describe('NonceFingerprints', () => {
       [Reflect.get(two, 'seedA'), Reflect.get(two, 'seedB')],
     );
   });
+
+  it('fingerprints alike under one seed, so a fingerprint from elsewhere finds the key', () => {
+    const seed = Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]);
+    const writer = new NonceFingerprints(100, seed);
+    writer.has('hmac:ann:bbbbbbbbbbbbbbbb', T0);
+    const [a, b] = [writer.lastA, writer.lastB];
+    const reader = new NonceFingerprints(100, seed);
+    assert.equal(reader.rememberFingerprint(a, b, T0 + MIN, T0), true);
+    assert.equal(reader.has('hmac:ann:bbbbbbbbbbbbbbbb', T0), true);
+    assert.equal(reader.has('hmac:ann:bbbbbbbbbbbbbbbc', T0), false);
+    // A later expiry extends it, an earlier one does not shorten it.
+    reader.rememberFingerprint(a, b, T0 + 2 * MIN, T0);
+    reader.rememberFingerprint(a, b, T0 + 1, T0);
+    assert.equal(reader.has('hmac:ann:bbbbbbbbbbbbbbbb', T0 + 2 * MIN - 1), true);
+    assert.equal(reader.liveCount(T0), 1);
+    // Another seed fingerprints the key differently.
+    const stranger = new NonceFingerprints(100, Uint8Array.from([8, 7, 6, 5, 4, 3, 2, 1]));
+    stranger.has('hmac:ann:bbbbbbbbbbbbbbbb', T0);
+    assert.notDeepEqual([stranger.lastA, stranger.lastB], [a, b]);
+    assert.throws(() => new NonceFingerprints(100, new Uint8Array(4)), RangeError);
+  });
 });

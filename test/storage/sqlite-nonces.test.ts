@@ -61,6 +61,11 @@ describe('SqliteNonces', () => {
     const db = open[0]!;
     assert.equal(logRows(db), 1, 'one row for the whole batch');
     assert.equal(overflowRows(db), 0);
+    // The row holds 16-byte fingerprints (after a format byte), not the nonces: 152 fresh keys.
+    const { key: blob } = db.prepare('SELECT key FROM nonce_log').get() as { key: Buffer };
+    assert.ok(Buffer.isBuffer(blob));
+    assert.equal(blob.length, 1 + 152 * 16);
+    assert.equal(blob.includes('big-'), false);
     const b = new SqliteNonces(await connect());
     // Read back key by key with each key's own expiry: 'short' expired at T0 + 10, the rest did not.
     assert.deepEqual(
@@ -71,14 +76,56 @@ describe('SqliteNonces', () => {
     assert.deepEqual(a.consume([req('fresh', T0 + MIN), req('short', T0 + MIN)], T0 + 21), [false, false]);
   });
 
-  it('keeps a key with a newline out of the packed rows, in the key-ordered table, still exact', async () => {
+  it('packs any key, newlines and all: fingerprints hold no separators', async () => {
     const a = new SqliteNonces(await connect());
     assert.deepEqual(a.consume([req('line\nbreak', T0 + MIN), req('plain', T0 + MIN), req('line\nbreak', T0 + MIN)], T0), [true, true, false]);
     const db = open[0]!;
-    assert.equal(overflowRows(db), 1);
+    assert.equal(overflowRows(db), 0);
     assert.equal(logRows(db), 1);
     const b = new SqliteNonces(await connect());
     assert.deepEqual(b.consume([req('line\nbreak', T0 + MIN), req('plain', T0 + MIN), req('line', T0 + MIN), req('break', T0 + MIN)], T0 + 1), [false, false, true, true]);
+  });
+
+  it('fingerprints alike on every connection to one database (its seed), unlike another database', async () => {
+    const seedOf = (db: Db) => (db.prepare('SELECT seed FROM nonce_seed').get() as { seed: Buffer }).seed;
+    const one = await connect();
+    const two = await connect();
+    assert.equal(seedOf(one).length, 8);
+    assert.deepEqual(seedOf(one), seedOf(two));
+    const otherPath = join(dir, 'other.db');
+    await new SqliteStore(otherPath).close();
+    const other = new Database(otherPath);
+    open.push(other);
+    assert.notDeepEqual(seedOf(other), seedOf(one));
+    // Same key, same fingerprint on both connections: what one writes the other reads as the same nonce.
+    new SqliteNonces(one).consume([req('shared', T0 + MIN)], T0);
+    const { key: blob } = one.prepare('SELECT key FROM nonce_log ORDER BY id DESC LIMIT 1').get() as { key: Buffer };
+    const reader = new SqliteNonces(two);
+    assert.deepEqual(reader.consume([req('shared', T0 + MIN)], T0 + 1), [false]);
+    const index = Reflect.get(reader, 'live') as { has(key: string, now: number): boolean; lastA: number; lastB: number };
+    index.has('shared', T0 + 1);
+    assert.equal(blob.readInt32LE(1), index.lastA);
+    assert.equal(blob.readInt32LE(5), index.lastB);
+    assert.equal(blob.readDoubleLE(9), T0 + MIN);
+  });
+
+  it('still reads packed text rows written by earlier versions, each key with its own expiry', async () => {
+    const db = await connect();
+    db.prepare('INSERT INTO nonce_log (key, expires_at) VALUES (?, ?)').run(`\nold-a\t${T0 + MIN}\nold\tb\t${T0 + MIN}\nold-c\t${T0 + 5}`, T0 + MIN);
+    const nonces = new SqliteNonces(db);
+    assert.deepEqual(
+      nonces.consume([req('old-a', T0 + MIN), req('old\tb', T0 + MIN), req('old-c', T0 + MIN), req('new', T0 + MIN)], T0 + 10),
+      [false, false, true, true],
+    );
+  });
+
+  it('refuses to decide (throws) on a log row of a format it does not know', async () => {
+    const db = await connect();
+    db.prepare('INSERT INTO nonce_log (key, expires_at) VALUES (?, ?)').run(Buffer.from([2, 0, 0, 0]), T0 + MIN);
+    const nonces = new SqliteNonces(db);
+    assert.throws(() => nonces.consume([req('any', T0 + MIN)], T0), /unknown format/);
+    // Nothing of the failed batch is remembered.
+    assert.equal(nonces.size, 0);
   });
 
   it('still reads single-key rows written before rows were packed', async () => {
@@ -122,6 +169,12 @@ describe('SqliteNonces', () => {
     const other = new SqliteNonces(await connect(), 1);
     assert.deepEqual(other.consume([req('g', T0 + 3 * MIN), req('g2', T0 + 3 * MIN), req('h', T0 + 3 * MIN)], T0 + 2 * MIN), [false, false, true]);
     assert.equal(other.size, 1);
+    // What it read from the log and had no room for is in the table by fingerprint (the log holds no keys).
+    const byFingerprint = (db.prepare("SELECT count(*) AS n FROM nonces WHERE key LIKE char(0) || 'fp:%'").get() as { n: number }).n;
+    assert.ok(byFingerprint >= 1, `fingerprint rows: ${byFingerprint}`);
+    // And a third connection, as short of room, refuses them too, through those rows.
+    const third = new SqliteNonces(await connect(), 1);
+    assert.deepEqual(third.consume([req('g', T0 + 3 * MIN), req('g2', T0 + 3 * MIN), req('h', T0 + 3 * MIN), req('i', T0 + 3 * MIN)], T0 + 2 * MIN), [false, false, false, true]);
   });
 
   it('records a nonce its memory index cannot place in the key-ordered table, still exact', async () => {

@@ -13,9 +13,10 @@
  * lives. Two different keys with one fingerprint (2^-64 per pair) would make a fresh nonce look
  * used: it is refused, never accepted, which is the side a replay check may err on.
  *
- * The hash is keyed with random seeds per process, so a client cannot aim its nonces at one slot;
- * a probe is still capped (`MAX_PROBE`), and a key the table cannot place goes to the caller's
- * exact fallback instead.
+ * The hash is keyed with a random seed (per process, or the one a database keeps so that every
+ * connection to it fingerprints alike), so a client cannot aim its nonces at one slot; a probe is
+ * still capped (`MAX_PROBE`), and a key the table cannot place goes to the caller's exact fallback
+ * instead.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -54,18 +55,33 @@ export class NonceFingerprints {
   private b = 0;
   private readonly at: Probe = { found: -1, free: -1 };
 
-  /** @param limit most fingerprints held at once (live or awaiting reuse). */
-  constructor(private readonly limit: number) {
-    const seeds = randomBytes(8);
-    this.seedA = seeds.readInt32LE(0);
-    this.seedB = seeds.readInt32LE(4);
+  /**
+   * @param limit most fingerprints held at once (live or awaiting reuse).
+   * @param seed 8 bytes keying the hash; random when not given.
+   */
+  constructor(
+    private readonly limit: number,
+    seed: Uint8Array = randomBytes(8),
+  ) {
+    if (seed.length !== 8) throw new RangeError(`NonceFingerprints: the seed must be 8 bytes, got ${seed.length}`);
+    const view = new DataView(seed.buffer, seed.byteOffset, 8);
+    this.seedA = view.getInt32(0, true);
+    this.seedB = view.getInt32(4, true);
   }
 
-  /** True when `key` is recorded and still live at `now`. Its probe is kept for `addLast`. */
+  /** True when `key` is recorded and still live at `now`. Its fingerprint and probe are kept for `addLast`. */
   has(key: string, now: number): boolean {
     this.hash(key);
     this.probe(now);
     return this.at.found !== -1;
+  }
+
+  /** The two halves of the fingerprint of the key last passed to `has`, `remember` or `forget`. */
+  get lastA(): number {
+    return this.a;
+  }
+  get lastB(): number {
+    return this.b;
   }
 
   /**
@@ -93,6 +109,16 @@ export class NonceFingerprints {
   /** Records `key` until `expiresAtMs`, or extends a shorter live record of it; false when there is no room. */
   remember(key: string, expiresAtMs: number, now: number): boolean {
     if (!this.has(key, now)) return this.addLast(expiresAtMs, now);
+    if (this.expiry[this.at.found]! < expiresAtMs) this.expiry[this.at.found] = expiresAtMs;
+    return true;
+  }
+
+  /** `remember` for a fingerprint read back from elsewhere (another connection's log row), not a key. */
+  rememberFingerprint(a: number, b: number, expiresAtMs: number, now: number): boolean {
+    this.a = a | 0;
+    this.b = b | 0;
+    this.probe(now);
+    if (this.at.found === -1) return this.addLast(expiresAtMs, now);
     if (this.expiry[this.at.found]! < expiresAtMs) this.expiry[this.at.found] = expiresAtMs;
     return true;
   }
