@@ -57,9 +57,15 @@ interface LogRow {
   expires_at: number;
 }
 
-/** The `nonces` row of a fingerprint read back from the log when memory has no room for it (never a caller's key: those do not start with NUL). */
+/**
+ * The `nonces` row of a fingerprint read back from the log when memory has no room for it: this prefix
+ * and 16 hex digits (a caller's key that happened to look alike could only be refused, never accepted).
+ */
+const FINGERPRINT_KEY_PREFIX = '\0fp:';
+/** Just past every fingerprint row, in key order. */
+const FINGERPRINT_KEY_END = '\0fp;';
 function fingerprintKey(a: number, b: number): string {
-  return '\0fp:' + (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+  return FINGERPRINT_KEY_PREFIX + (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
 export class SqliteNonces {
@@ -73,7 +79,9 @@ export class SqliteNonces {
   private lastSweep = 0;
   private idAtLastSweep = 0;
   private lastOverflowPrune = 0;
-  private readonly st: Record<'tail' | 'append' | 'sweep' | 'overflowAny' | 'overflowLive' | 'overflowUpsert' | 'overflowPrune', Statement>;
+  private readonly st: Record<'tail' | 'append' | 'sweep' | 'overflowAny' | 'overflowAnyFingerprint' | 'overflowLive' | 'overflowUpsert' | 'overflowPrune', Statement>;
+  /** Whether the overflow table may hold fingerprint rows (set per batch, and when readTail adds one). */
+  private fingerprintsOverflowed = false;
   /** The row being built by a batch: FINGERPRINT_ROW, then its entries. */
   private row = Buffer.alloc(1 + 64 * ENTRY_BYTES, FINGERPRINT_ROW);
   private readonly decideTx: (batch: readonly NonceRequest[], now: number, added: string[]) => boolean[];
@@ -92,6 +100,8 @@ export class SqliteNonces {
       // tail read relies on.
       sweep: db.prepare('DELETE FROM nonce_log WHERE id >= ? AND id < ? AND expires_at <= ?'),
       overflowAny: db.prepare('SELECT EXISTS (SELECT 1 FROM nonces) AS any'),
+      // A range of the primary key: fingerprint rows sort first (NUL).
+      overflowAnyFingerprint: db.prepare('SELECT EXISTS (SELECT 1 FROM nonces WHERE key >= ? AND key < ?) AS any'),
       overflowLive: db.prepare('SELECT 1 FROM nonces WHERE key = ? AND expires_at > ?'),
       overflowUpsert: db.prepare(`INSERT INTO nonces (key, expires_at) VALUES (?, ?)
         ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ?`),
@@ -135,6 +145,8 @@ export class SqliteNonces {
       this.st.overflowPrune.run(now);
     }
     let overflow = (this.st.overflowAny.get() as { any: number }).any === 1;
+    // Most overflow rows are keys; the second lookup, by fingerprint, only while there are such rows.
+    this.fingerprintsOverflowed = overflow && (this.st.overflowAnyFingerprint.get(FINGERPRINT_KEY_PREFIX, FINGERPRINT_KEY_END) as { any: number }).any === 1;
     const fresh = new Array<boolean>(batch.length);
     let entries = 0;
     let latest = 0;
@@ -163,7 +175,8 @@ export class SqliteNonces {
 
   /** True when the overflow table holds `key` live, by key or by the fingerprint `has` just computed. */
   private inOverflow(key: string, now: number): boolean {
-    return this.st.overflowLive.get(key, now) !== undefined || this.st.overflowLive.get(fingerprintKey(this.live.lastA, this.live.lastB), now) !== undefined;
+    if (this.st.overflowLive.get(key, now) !== undefined) return true;
+    return this.fingerprintsOverflowed && this.st.overflowLive.get(fingerprintKey(this.live.lastA, this.live.lastB), now) !== undefined;
   }
 
   /** Writes entry `n` of the row being built, growing it when full. */
@@ -214,7 +227,10 @@ export class SqliteNonces {
       if (!(expiresAtMs > now)) continue;
       const a = blob.readInt32LE(at);
       const b = blob.readInt32LE(at + 4);
-      if (!this.live.rememberFingerprint(a, b, expiresAtMs, now)) this.st.overflowUpsert.run(fingerprintKey(a, b), expiresAtMs, now);
+      if (!this.live.rememberFingerprint(a, b, expiresAtMs, now)) {
+        this.st.overflowUpsert.run(fingerprintKey(a, b), expiresAtMs, now);
+        this.fingerprintsOverflowed = true;
+      }
     }
   }
 
