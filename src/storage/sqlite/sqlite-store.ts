@@ -27,7 +27,7 @@ export interface SqliteStoreOptions {
    * ones, new nonces go to a key-ordered table instead, slower but exact. Default 1,000,000.
    * A nonce lives as long as its Date stays acceptable (the clock skew, 10 minutes by default), so the
    * default holds ~1,660 replay-protected requests per second sustained; past it each nonce costs
-   * several times more (CPU per nonce 1.3 against 10.4 µs, bench/nonce-memory.bench.mjs).
+   * several times more (CPU per nonce 1.4 against 16 µs, bench/nonce-memory.bench.mjs).
    */
   nonceMemoryLimit?: number;
 }
