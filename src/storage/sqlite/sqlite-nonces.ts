@@ -15,8 +15,8 @@
  * (the 64-bit fingerprint of `nonce-fingerprints`, keyed by the seed the database keeps in
  * `nonce_seed` so every connection hashes alike, and the expiry). As text (`key<TAB>expiry` lines,
  * ~55 bytes a nonce) a batch's row spilled over several pages, each one more WAL frame per commit;
- * measured on the auth benchmark, the text row cost 0.3–0.6 µs more per signed request. Text rows
- * written by earlier versions are still read.
+ * measured on the auth benchmark, the text row cost 0.3–0.6 µs (an Intel guest) to 1.3 µs (an AMD
+ * one) more per signed request. Text rows written by earlier versions are still read.
  *
  * Memory is bounded (`memoryLimit` nonces, 16 bytes each in `nonce-fingerprints`); past it, nonces
  * go to the key-ordered `nonces` table instead (by key, or, when read back from the log, by
