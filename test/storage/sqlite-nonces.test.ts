@@ -9,6 +9,7 @@ import type { Database as Db } from 'better-sqlite3';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { SqliteNonces } from '../../src/storage/sqlite/sqlite-nonces.js';
 import { openStore } from '../../src/storage/open-store.js';
+import { MIGRATIONS, SQLITE_DIALECT, migrationsTableSql } from '../../src/storage/migrations.js';
 
 const T0 = 1_800_000_000_000;
 const MIN = 60_000;
@@ -253,6 +254,55 @@ describe('SqliteStore nonceMemoryLimit', () => {
       };
       assert.equal(await overflowAfter(undefined), 0);
       assert.equal(await overflowAfter(2), 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SqliteStore upgrade to fingerprint rows (migration 5)', () => {
+  it('opens a database of the text-row era, keeps refusing the nonces its log holds, and writes fingerprints from then on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-nonce-upgrade-'));
+    const path = join(dir, 'roa.db');
+    try {
+      // The schema as roa left it before migration 5, with a packed text row and a single-key row.
+      const old = new Database(path);
+      old.exec(migrationsTableSql(SQLITE_DIALECT));
+      for (const m of MIGRATIONS.filter((m) => m.id <= 4)) {
+        for (const sql of m.up(SQLITE_DIALECT)) old.exec(sql);
+        old.prepare('INSERT INTO roa_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, Date.now());
+      }
+      const until = Date.now() + 10 * MIN;
+      old.prepare('INSERT INTO nonce_log (key, expires_at) VALUES (?, ?), (?, ?)').run(`\nhmac:ann:old-packed-nonce-1\t${until}\nhmac:ann:old-packed-nonce-2\t${until}`, until, 'hmac:ann:old-single-nonce-1', until);
+      old.close();
+
+      const store = new SqliteStore(path);
+      try {
+        assert.deepEqual(
+          await Promise.all(['hmac:ann:old-packed-nonce-1', 'hmac:ann:old-packed-nonce-2', 'hmac:ann:old-single-nonce-1', 'hmac:ann:new-nonce-00001'].map((k) => store.consumeNonce(k, until))),
+          [false, false, false, true],
+        );
+      } finally {
+        await store.close();
+      }
+      const db = new Database(path, { readonly: true });
+      try {
+        const applied = (db.prepare('SELECT id FROM roa_migrations ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+        assert.deepEqual(applied, MIGRATIONS.map((m) => m.id));
+        const newest = db.prepare('SELECT key FROM nonce_log ORDER BY id DESC LIMIT 1').get() as { key: unknown };
+        assert.ok(Buffer.isBuffer(newest.key), 'the new nonce went into a fingerprint row');
+        assert.equal((newest.key as Buffer).length, 1 + 16);
+      } finally {
+        db.close();
+      }
+      // And a restart refuses the new nonce too, read back from its fingerprint.
+      const again = new SqliteStore(path);
+      try {
+        assert.equal(await again.consumeNonce('hmac:ann:new-nonce-00001', until), false);
+        assert.equal(await again.consumeNonce('hmac:ann:old-packed-nonce-2', until), false);
+      } finally {
+        await again.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
