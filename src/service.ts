@@ -103,11 +103,16 @@ export interface RunningService extends Service {
   close(): Promise<void>;
 }
 
+/** The store the options name (`db`, default ./data/roa.db), for when none was handed in. */
+function openServiceStore(opts: ServiceOptions): Promise<Store> {
+  return openStore(opts.db ?? './data/roa.db', { nonceMemoryLimit: opts.nonceMemoryLimit });
+}
+
 /** Builds the app and its dependencies without listening. */
 export async function createService(opts: ServiceOptions = {}): Promise<Service> {
   const env = opts.env ?? process.env.NODE_ENV ?? 'development';
   const logger = opts.logger ?? pino({ level: opts.logLevel ?? 'info', redact: ['req.headers.authorization', 'req.headers.authentication'] });
-  const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db', { nonceMemoryLimit: opts.nonceMemoryLimit }));
+  const store = opts.store ?? (await openServiceStore(opts));
   // A long-running service checkpoints SQLite's WAL off the event loop.
   store.startBackgroundCheckpoints?.();
   const production = env === 'production';
@@ -202,7 +207,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   // Listen first, so the OAuth issuer can name the real port even when it was 0.
   const server = createApp().createServer();
   server.removeAllListeners('request');
-  const store = opts.store ?? (await openStore(opts.db ?? './data/roa.db', { nonceMemoryLimit: opts.nonceMemoryLimit }));
+  const store = opts.store ?? (await openServiceStore(opts));
   let address: AddressInfo;
   try {
     address = await listen(server, opts.port ?? 3000, host);
