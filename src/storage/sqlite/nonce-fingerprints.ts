@@ -108,15 +108,19 @@ export class NonceFingerprints {
 
   /** Records `key` until `expiresAtMs`, or extends a shorter live record of it; false when there is no room. */
   remember(key: string, expiresAtMs: number, now: number): boolean {
-    if (!this.has(key, now)) return this.addLast(expiresAtMs, now);
-    if (this.expiry[this.at.found]! < expiresAtMs) this.expiry[this.at.found] = expiresAtMs;
-    return true;
+    this.hash(key);
+    return this.rememberLast(expiresAtMs, now);
   }
 
   /** `remember` for a fingerprint read back from elsewhere (another connection's log row), not a key. */
   rememberFingerprint(a: number, b: number, expiresAtMs: number, now: number): boolean {
     this.a = a | 0;
     this.b = b | 0;
+    return this.rememberLast(expiresAtMs, now);
+  }
+
+  /** `remember` for the fingerprint in `a`/`b`. */
+  private rememberLast(expiresAtMs: number, now: number): boolean {
     this.probe(now);
     if (this.at.found === -1) return this.addLast(expiresAtMs, now);
     if (this.expiry[this.at.found]! < expiresAtMs) this.expiry[this.at.found] = expiresAtMs;

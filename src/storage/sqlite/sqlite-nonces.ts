@@ -79,8 +79,8 @@ export class SqliteNonces {
   private lastSweep = 0;
   private idAtLastSweep = 0;
   private lastOverflowPrune = 0;
-  private readonly st: Record<'tail' | 'append' | 'sweep' | 'overflowAny' | 'overflowAnyFingerprint' | 'overflowLive' | 'overflowUpsert' | 'overflowPrune', Statement>;
-  /** Whether the overflow table may hold fingerprint rows (set per batch, and when readTail adds one). */
+  private readonly st: Record<'tail' | 'append' | 'sweep' | 'overflowState' | 'overflowLive' | 'overflowUpsert' | 'overflowPrune', Statement>;
+  /** Whether the overflow table holds fingerprint rows, as the current batch found it after reading the log. */
   private fingerprintsOverflowed = false;
   /** The row being built by a batch: FINGERPRINT_ROW, then its entries. */
   private row = Buffer.alloc(1 + 64 * ENTRY_BYTES, FINGERPRINT_ROW);
@@ -99,9 +99,8 @@ export class SqliteNonces {
       // Never the newest row: with it in place SQLite keeps handing out increasing ids, which the
       // tail read relies on.
       sweep: db.prepare('DELETE FROM nonce_log WHERE id >= ? AND id < ? AND expires_at <= ?'),
-      overflowAny: db.prepare('SELECT EXISTS (SELECT 1 FROM nonces) AS any'),
-      // A range of the primary key: fingerprint rows sort first (NUL).
-      overflowAnyFingerprint: db.prepare('SELECT EXISTS (SELECT 1 FROM nonces WHERE key >= ? AND key < ?) AS any'),
+      // Any rows at all, and any fingerprint rows (a range of the primary key: they sort first, NUL).
+      overflowState: db.prepare('SELECT EXISTS (SELECT 1 FROM nonces) AS any, EXISTS (SELECT 1 FROM nonces WHERE key >= ? AND key < ?) AS fingerprints'),
       overflowLive: db.prepare('SELECT 1 FROM nonces WHERE key = ? AND expires_at > ?'),
       overflowUpsert: db.prepare(`INSERT INTO nonces (key, expires_at) VALUES (?, ?)
         ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at <= ?`),
@@ -144,9 +143,10 @@ export class SqliteNonces {
       this.lastOverflowPrune = now;
       this.st.overflowPrune.run(now);
     }
-    let overflow = (this.st.overflowAny.get() as { any: number }).any === 1;
+    const state = this.st.overflowState.get(FINGERPRINT_KEY_PREFIX, FINGERPRINT_KEY_END) as { any: number; fingerprints: number };
+    let overflow = state.any === 1;
     // Most overflow rows are keys; the second lookup, by fingerprint, only while there are such rows.
-    this.fingerprintsOverflowed = overflow && (this.st.overflowAnyFingerprint.get(FINGERPRINT_KEY_PREFIX, FINGERPRINT_KEY_END) as { any: number }).any === 1;
+    this.fingerprintsOverflowed = state.fingerprints === 1;
     const fresh = new Array<boolean>(batch.length);
     let entries = 0;
     let latest = 0;
@@ -227,10 +227,7 @@ export class SqliteNonces {
       if (!(expiresAtMs > now)) continue;
       const a = blob.readInt32LE(at);
       const b = blob.readInt32LE(at + 4);
-      if (!this.live.rememberFingerprint(a, b, expiresAtMs, now)) {
-        this.st.overflowUpsert.run(fingerprintKey(a, b), expiresAtMs, now);
-        this.fingerprintsOverflowed = true;
-      }
+      if (!this.live.rememberFingerprint(a, b, expiresAtMs, now)) this.st.overflowUpsert.run(fingerprintKey(a, b), expiresAtMs, now);
     }
   }
 
