@@ -131,6 +131,69 @@ describe('RespPipeline', () => {
     });
   });
 
+  it('holds a small batch while one is unanswered, and sends it with the commands of the turn its reply comes in', async () => {
+    // Replies go out only when the test releases them: every command received and not yet answered.
+    let unanswered = 0;
+    let peer: Socket | undefined;
+    /** Answers every command received so far, once `expected` of them are in. */
+    const release = async (expected: number) => {
+      while (unanswered < expected) await new Promise((resolve) => setTimeout(resolve, 1));
+      assert.equal(unanswered, expected);
+      peer!.write('+OK\r\n'.repeat(unanswered));
+      unanswered = 0;
+    };
+    await withScripted((socket, data) => ((peer = socket), (unanswered += commandsIn(data))), async (redis) => {
+      const sent: number[] = [];
+      const turn = () => new Promise((resolve) => setImmediate(resolve));
+      const issue = (n: number) => Array.from({ length: n }, (_, i) => redis.command(['SET', `k${i}`, '1']));
+      const firstWrite = issue(20);
+      const socket = (redis as unknown as { socket: { write(chunk: string): boolean } }).socket;
+      const write = socket.write.bind(socket);
+      socket.write = (chunk: string) => (sent.push(commandsIn(chunk)), write(chunk));
+      await turn();
+      // With nothing in flight, the first batch went at the end of its turn, small or not.
+      assert.deepEqual(sent, [20]);
+      sent.length = 0;
+      const held = [...issue(3)];
+      await turn();
+      held.push(...issue(2));
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      assert.deepEqual(sent, [], 'two small turns wait while 20 commands are unanswered');
+      // A big batch is never held, even with commands in flight.
+      const big = issue(16);
+      await turn();
+      assert.deepEqual(sent, [21], 'the 16 went at once, taking the 5 held ones along');
+      sent.length = 0;
+      const small = issue(4);
+      await turn();
+      assert.deepEqual(sent, []);
+      await release(41);
+      assert.deepEqual(await Promise.all([...firstWrite, ...held, ...big]), Array(41).fill('OK'));
+      await turn();
+      assert.deepEqual(sent, [4], 'the held 4 left at the end of the turn the reply came in');
+      await release(4);
+      assert.deepEqual(await Promise.all(small), Array(4).fill('OK'));
+      // With nothing unanswered, a single command goes at the end of its own turn.
+      const lone = redis.command(['PING']);
+      await turn();
+      assert.deepEqual(sent, [4, 1]);
+      await release(1);
+      assert.equal(await lone, 'OK');
+    });
+  });
+
+  it('fails a held batch with the unanswered one when the reply misses its deadline', async () => {
+    await withScripted(() => {}, async (redis) => {
+      const inFlight = Array.from({ length: 20 }, () => redis.command(['PING']));
+      await new Promise((resolve) => setImmediate(resolve));
+      const held = redis.command(['PING']);
+      const t0 = Date.now();
+      const results = await Promise.allSettled([...inFlight, held]);
+      assert.ok(results.every((r) => r.status === 'rejected' && /did not answer/.test(String(r.reason))), 'all fail with the deadline');
+      assert.ok(Date.now() - t0 < OPTS.commandTimeoutMs * 3, 'within the command deadline, not later');
+    });
+  });
+
   it('fails everything pending on a reply of unknown type', async () => {
     await withScripted((socket) => socket.write('!weird\r\n'), async (redis) => {
       const results = await Promise.allSettled([redis.command(['PING']), redis.command(['PING'])]);
