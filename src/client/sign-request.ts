@@ -35,7 +35,36 @@ export interface SignedHeaders {
  *   const headers = signRequest({ method: 'POST', target: '/articles', body, user: 'ann', secret });
  *   await fetch('https://api.example/articles', { method: 'POST', body, headers: { ...headers, 'Content-Type': 'application/json' } });
  */
-export function signRequest(options: SignRequestOptions): SignedHeaders {
+export function signRequest(options: SignRequestOptions): SignedHeaders;
+/**
+ * The same, with the parts in the order a request is written: `signRequest('GET', '/articles', undefined, 'ann', secret)`.
+ * `extra` takes the rest of the options (`date`, `nonce`, `minimal`).
+ */
+export function signRequest(
+  method: string,
+  target: string | URL,
+  body: string | Uint8Array | undefined,
+  user: string,
+  secret: string | Uint8Array,
+  extra?: Pick<SignRequestOptions, 'date' | 'nonce' | 'minimal'>,
+): SignedHeaders;
+export function signRequest(
+  first: SignRequestOptions | string,
+  target?: string | URL,
+  body?: string | Uint8Array,
+  user?: string,
+  secret?: string | Uint8Array,
+  extra?: Pick<SignRequestOptions, 'date' | 'nonce' | 'minimal'>,
+): SignedHeaders {
+  if (typeof first !== 'string') return signWith(first);
+  if (target === undefined || user === undefined || secret === undefined) {
+    throw new TypeError('signRequest(method, target, body, user, secret): target, user and secret are required');
+  }
+  return signWith({ ...extra, method: first, target, body, user, secret });
+}
+
+function signWith(options: SignRequestOptions): SignedHeaders {
+  if (typeof options.method !== 'string' || options.method === '') throw new TypeError('signRequest: method must be a non-empty string');
   const method = options.method.toUpperCase();
   const target = targetOf(options.target);
   if (options.user === '' || /[:\s]/.test(options.user)) throw new TypeError('signRequest: user must be non-empty without ":" or whitespace');

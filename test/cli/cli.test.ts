@@ -252,6 +252,45 @@ describe('roa CLI', () => {
     }
   });
 
+  it('accepts a short chosen secret with a warning on stderr, and refuses an empty one', async () => {
+    const db = join(dir, 'short-secrets.db');
+    const keyFile = join(dir, 'short-secrets.key');
+    const user = roa(['user', 'add', 'sid', '--role', 'editor', '--password', 'pw', '--hmac-secret', 'hmacpw', '--secret-key-file', keyFile, '--db', db]);
+    assert.equal(user.status, 0, user.stderr);
+    assert.match(user.stderr, /warning: --hmac-secret is shorter than 16 characters/);
+    assert.doesNotMatch(user.stdout + user.stderr, /hmacpw/, 'a chosen secret is never echoed');
+    const client = roa(['client', 'add', 'sid-app', '--user', 'sid', '--secret', 'appsecret', '--db', db]);
+    assert.equal(client.status, 0, client.stderr);
+    assert.match(client.stderr, /warning: --secret is shorter than 16 characters/);
+    const long = roa(['client', 'add', 'sid-app2', '--user', 'sid', '--secret', 's'.repeat(16), '--db', db]);
+    assert.equal(long.status, 0, long.stderr);
+    assert.equal(long.stderr, '');
+    for (const args of [
+      ['client', 'add', 'sid-app3', '--user', 'sid', '--secret', ''],
+      ['user', 'hmac', 'sid', '--secret', '', '--secret-key-file', keyFile],
+    ]) {
+      const refused = roa([...args, '--db', db]);
+      assert.equal(refused.status, 1, args.join(' '));
+      assert.match(refused.stderr, /must not be empty/);
+    }
+    const { child, base } = await roaServe(db, ['--secret-key-file', keyFile]);
+    try {
+      const body = '<article><title>Short</title><price currency="eur">1.00</price></article>';
+      const signed = roa(['sign', '--user', 'sid', '--secret', 'hmacpw', '--body', body, 'PUT', '/articles/short-secret']);
+      const headers: Record<string, string> = { 'content-type': 'application/xml' };
+      for (const line of signed.stdout.trim().split('\n')) headers[line.slice(0, line.indexOf(': ')).toLowerCase()] = line.slice(line.indexOf(': ') + 2);
+      const put = await send(base, 'PUT', '/articles/short-secret', { headers, body });
+      assert.equal(put.status, 201, put.text);
+      const token = await send(base, 'POST', '/oauth/token', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('sid-app:appsecret').toString('base64')}` },
+        body: 'grant_type=client_credentials',
+      });
+      assert.equal(token.status, 200, token.text);
+    } finally {
+      await stop(child);
+    }
+  });
+
   it('takes the accepted clock skew of signed requests from --hmac-clock-skew (seconds)', async () => {
     const db = join(dir, 'skew.db');
     const keyFile = join(dir, 'skew.key');

@@ -67,6 +67,17 @@ describe('signRequest', () => {
     assert.equal(a.Authentication, c.Authentication);
     assert.equal(b.Authentication, c.Authentication);
   });
+  it('takes the parts positionally too (method, target, body, user, secret, extra), signing the same', () => {
+    const nonce = 'abcdefghijklmnop';
+    const byObject = signRequest({ method: 'PUT', target: '/a?b=1', body: 'hi', user: 'ann', secret, date, nonce });
+    assert.deepEqual(signRequest('PUT', '/a?b=1', 'hi', 'ann', secret, { date, nonce }), byObject);
+    const minimal = signRequest('GET', '/a', undefined, 'ann', secret, { minimal: true });
+    assert.equal(minimal.Authentication, `hmac ann:${createHmac('sha256', secret).update('GET+/a').digest('base64')}`);
+    assert.equal(minimal['Content-Digest'], undefined);
+    assert.match(signRequest('GET', '/', undefined, 'ann', secret).Authentication, /^hmac ann:[A-Za-z0-9_-]{22}:/);
+    assert.throws(() => (signRequest as (...a: unknown[]) => unknown)('GET', '/', undefined, 'ann'), TypeError);
+    assert.throws(() => signRequest('', '/', undefined, 'ann', secret), TypeError);
+  });
   it('generates a fresh valid nonce and validates given ones and user names', () => {
     const a = signRequest({ method: 'GET', target: '/', user: 'u', secret });
     const b = signRequest({ method: 'GET', target: '/', user: 'u', secret });

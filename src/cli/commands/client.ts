@@ -7,6 +7,7 @@ import { SCOPES } from '../../auth/scopes.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { generateClientSecret } from '../../auth/tokens.js';
 import { SERVE_OPTIONS } from '../options.js';
+import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -27,7 +28,7 @@ export function registerClient(program: Command): void {
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new Error(`unknown scope ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
       const given = typeof flags.secret === 'string' ? flags.secret : undefined;
-      if (given !== undefined && given.length < 16) throw new Error('--secret must be at least 16 characters');
+      if (given !== undefined) checkChosenSecret('--secret', given);
       // A generated secret has 256 random bits: a fast hash cannot be brute-forced. A chosen one may
       // be guessable like a password, so it is stored like one (scrypt).
       const { clientSecret, secretHash } = given === undefined ? generateClientSecret() : { clientSecret: given, secretHash: await hashPassword(given) };

@@ -8,6 +8,7 @@ import { hashPassword } from '../../auth/passwords.js';
 import { generateHmacSecret, loadServerKey, SecretBox, sealHmacSecret } from '../../auth/secret-box.js';
 import type { Role } from '../../storage/store.js';
 import { SERVE_OPTIONS, resolveOption } from '../options.js';
+import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
 
 const ROLES: readonly Role[] = ['reader', 'editor', 'admin'];
@@ -41,7 +42,7 @@ export function registerUser(program: Command): void {
     const given = typeof flags.password === 'string' ? flags.password : undefined;
     const password = given ?? generatePassword();
     const hmac = flags.hmacSecret === undefined ? undefined : flags.hmacSecret === true ? generateHmacSecret() : String(flags.hmacSecret);
-    if (hmac !== undefined && hmac.length < 16) throw new Error('--hmac-secret must be at least 16 characters');
+    if (typeof flags.hmacSecret === 'string') checkChosenSecret('--hmac-secret', flags.hmacSecret);
     const hmacSecret = hmac === undefined ? null : sealer(flags.secretKeyFile)(name, hmac);
     await withStore(flags.db, async (store) => {
       await store.createUser({ name, role, passwordHash: await hashPassword(password), hmacSecret });
@@ -59,7 +60,7 @@ export function registerUser(program: Command): void {
     .option(SERVE_OPTIONS.db.flag, 'database')
     .action(async (name: string, flags: Record<string, unknown>) => {
       const secret = typeof flags.secret === 'string' ? flags.secret : generateHmacSecret();
-      if (secret.length < 16) throw new Error('--secret must be at least 16 characters');
+      if (typeof flags.secret === 'string') checkChosenSecret('--secret', flags.secret);
       const sealed = sealer(flags.secretKeyFile)(name, secret);
       if (!(await withStore(flags.db, (store) => store.setUserHmacSecret(name, sealed)))) throw new Error(`no user named '${name}'`);
       console.log(`hmac secret set for ${name}`);
