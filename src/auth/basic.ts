@@ -165,6 +165,7 @@ export class BasicScheme implements AuthScheme {
     if (this.throttle !== undefined) {
       const wait = await this.throttle.retryAfter(attempts);
       if (wait > 0) {
+        this.forgetUser(creds.userId);
         throw new HttpError(429, 'Too many failed attempts for this user; retry later', { code: 'ROA_ERR_TOO_MANY_ATTEMPTS', headers: { 'Retry-After': String(wait) } });
       }
     }
@@ -184,6 +185,7 @@ export class BasicScheme implements AuthScheme {
     }
     const ok = await verifying;
     if (!ok || user === undefined) {
+      this.forgetUser(creds.userId);
       await this.throttle?.fail(attempts);
       throw invalidCredentials(this.challenge());
     }
@@ -196,6 +198,19 @@ export class BasicScheme implements AuthScheme {
   clearCache(): void {
     this.cache.clear();
     this.records.clear();
+  }
+
+  /**
+   * Drops the user's cached verifications after a wrong password or a throttled attempt. Otherwise,
+   * while the user is locked out, a guess equal to the cached password would answer 200 and every
+   * other guess 429 (no scrypt run, so at full speed): an oracle for the password. Once dropped, the
+   * right password too goes through the throttle and gets its 429 until the lock ends. Failures
+   * counted elsewhere (the password grant, another instance) reach this cache with the next guess
+   * that arrives here, which the shared throttle answers 429.
+   */
+  private forgetUser(name: string): void {
+    if (this.cache.size === 0) return;
+    for (const [key, entry] of this.cache) if (entry.name === name) this.cache.delete(key);
   }
 
   private keyOf(creds: BasicCredentials): string {

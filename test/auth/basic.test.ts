@@ -151,6 +151,38 @@ describe('BasicScheme with a failure throttle', () => {
     assert.equal((await scheme.authenticate(req(basic('bo:b0-pass')))).name, 'bo');
   });
 
+  it('gives no answer but 429 to a locked-out user, even for a password verified and cached before the lock', async () => {
+    const { scheme, counter } = await setup();
+    assert.equal((await scheme.authenticate(req(basic('ann:s3cret')))).name, 'ann');
+    assert.equal((await scheme.authenticate(req(basic('bo:b0-pass')))).name, 'bo');
+    const cachedRun = counter.equalCalls;
+    assert.equal((await scheme.authenticate(req(basic('ann:s3cret')))).name, 'ann');
+    assert.equal(counter.equalCalls, cachedRun, 'served from the cache before any failure');
+    for (let i = 0; i < 3; i++) await assert.rejects(scheme.authenticate(req(basic(`ann:guess-${i}`))), (e: HttpError) => e.status === 401);
+    // Locked: the right password and a wrong one get the same answer, so the lock is no oracle.
+    for (const password of ['s3cret', 'guess-9', 's3cret']) {
+      await assert.rejects(scheme.authenticate(req(basic(`ann:${password}`))), (e: HttpError) => e.status === 429, password);
+    }
+    // Another user's cached verification stays.
+    const before = counter.equalCalls;
+    assert.equal((await scheme.authenticate(req(basic('bo:b0-pass')))).name, 'bo');
+    assert.equal(counter.equalCalls, before);
+  });
+
+  it('drops a cached verification when a failure counted elsewhere locks the user (shared throttle)', async () => {
+    const store = new MemoryAuthStore();
+    await store.createUser({ name: 'ann', role: 'editor', passwordHash: await hashPassword('s3cret', FAST) });
+    const throttle = new FailureThrottle({ limit: 2, windowMs: 60_000 });
+    const scheme = new BasicScheme({ store, throttle });
+    assert.equal((await scheme.authenticate(req(basic('ann:s3cret')))).name, 'ann');
+    // Another instance (or the password grant) counts the failures on the shared throttle.
+    throttle.fail('user:ann');
+    throttle.fail('user:ann');
+    // The first guess here reaches the throttle and clears the cache; the right password then gets 429 too.
+    await assert.rejects(scheme.authenticate(req(basic('ann:guess'))), (e: HttpError) => e.status === 429);
+    await assert.rejects(scheme.authenticate(req(basic('ann:s3cret'))), (e: HttpError) => e.status === 429);
+  });
+
   it('forgets the failures once the password verifies', async () => {
     const { scheme } = await setup();
     for (let i = 0; i < 2; i++) await assert.rejects(scheme.authenticate(req(basic('ann:wrong'))), (e: HttpError) => e.status === 401);
