@@ -35,15 +35,26 @@ export function createOAuthRouter(options: OAuthRouterOptions | OAuthTokenServic
   router.post('/oauth/introspect', h.introspect);
   router.get('/.well-known/oauth-authorization-server', h.metadata);
   if (service.jwt !== undefined) router.get('/oauth/jwks.json', h.jwks);
-  // Any other method on these paths: 405 with Allow (RFC 9110 §15.5.6), not a 404 further on.
-  for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) router.all(path, onlyMethods('POST'));
+  // OPTIONS answers with Allow (RFC 9110 §9.3.7); any other method: 405 with Allow (§15.5.6), not a 404 further on.
+  for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
+    router.options(path, allowOnly('POST, OPTIONS'));
+    router.all(path, onlyMethods('POST, OPTIONS'));
+  }
   for (const path of ['/.well-known/oauth-authorization-server', ...(service.jwt !== undefined ? ['/oauth/jwks.json'] : [])]) {
-    router.all(path, onlyMethods('GET, HEAD'));
+    router.options(path, allowOnly('GET, HEAD, OPTIONS'));
+    router.all(path, onlyMethods('GET, HEAD, OPTIONS'));
   }
   return router;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
+
+/** An OPTIONS handler: 204 with `allow`. */
+function allowOnly(allow: string): (req: Request, res: Response) => void {
+  return (_req, res) => {
+    res.status(204).set('Allow', allow).end();
+  };
+}
 
 /** A handler refusing every method it reaches with 405 and `allow`. */
 function onlyMethods(allow: string): (req: Request) => void {
@@ -77,8 +88,8 @@ export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record
       await service.revoke(params, client);
       res.status(200).set(NO_STORE).end();
     }),
-    introspect: endpoint(async (params, _client, res) => {
-      res.status(200).set(NO_STORE).json(await service.introspect(params));
+    introspect: endpoint(async (params, client, res) => {
+      res.status(200).set(NO_STORE).json(await service.introspect(params, client));
     }),
     metadata: async (_req, res) => {
       res.status(200).set('Cache-Control', 'max-age=300').json(metadata(service));

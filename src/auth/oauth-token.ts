@@ -161,12 +161,19 @@ export class OAuthTokenService {
     this.jwt?.noteRevocation();
   }
 
-  /** RFC 7662 §2.2: the token's state; `{ active: false }` for anything not currently valid. */
-  async introspect(params: URLSearchParams): Promise<Record<string, unknown>> {
+  /**
+   * RFC 7662 §2.2: the token's state; `{ active: false }` for anything not currently valid, and for a
+   * token this client may not look at. A client sees the tokens issued to it; a client registered
+   * for an admin user (a resource server) sees every token. Otherwise any client could test tokens it
+   * found elsewhere and read whose they are (RFC 7662 §4).
+   */
+  async introspect(params: URLSearchParams, client: OAuthClient): Promise<Record<string, unknown>> {
     const token = params.get('token');
     if (token === null || token === '') throw invalidRequest('token is required');
     const rec = await this.store.getToken(hashToken(token));
-    if (rec === undefined || !(await this.isActive(rec))) return { active: false };
+    if (rec === undefined) return { active: false };
+    if (rec.clientId !== client.clientId && (await this.store.getUser(client.userName))?.role !== 'admin') return { active: false };
+    if (!(await this.isActive(rec))) return { active: false };
     return {
       active: true,
       scope: rec.scopes.join(' '),

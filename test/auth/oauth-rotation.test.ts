@@ -34,7 +34,7 @@ describe('refresh-token rotation across instances sharing a SQLite file', () => 
   });
 
   const grant = (params: Record<string, string>, at = 0) => services[at]!.token(new URLSearchParams(params), client);
-  const active = async (token: string) => (await services[0]!.introspect(new URLSearchParams({ token }))).active;
+  const active = async (token: string) => (await services[0]!.introspect(new URLSearchParams({ token }), client)).active;
 
   it('answers one of two simultaneous refreshes and revokes what that one issued', async () => {
     for (let round = 0; round < 20; round++) {

@@ -208,6 +208,22 @@ for (const mode of ['opaque', 'jwt'] as const) {
       assert.deepEqual(await oauth.processIntrospectionResponse(e.as, e.client, bad), { active: false });
     });
 
+    it("shows a token only to the client it was issued to, or to a client of an admin user (a resource server)", async () => {
+      const t = await clientCredentials(e, 'articles:read');
+      const ask = async (clientId: string, secret: string) => {
+        const r = await oauth.introspectionRequest(e.as, { client_id: clientId }, oauth.ClientSecretBasic(secret), t.access_token, insecure);
+        return oauth.processIntrospectionResponse(e.as, { client_id: clientId }, r);
+      };
+      // Another client of the same user learns nothing about it.
+      assert.deepEqual(await ask('reader', e.readerSecret), { active: false });
+      await e.store.createUser({ name: 'root', role: 'admin', passwordHash: await hashPassword('pw-root', { N: 1024, r: 8, p: 1 }) });
+      const rs = generateClientSecret();
+      await e.store.createClient({ clientId: 'resource-server', secretHash: rs.secretHash, userName: 'root', scopes: ['articles:read'] });
+      const seen = await ask('resource-server', rs.clientSecret);
+      assert.equal(seen.active, true);
+      assert.equal(seen.client_id, 'cli');
+    });
+
     it('revokes access tokens, refresh-token families, and answers 200 for unknown tokens', async () => {
       const t = await password(e);
       const rv = (token: string) => oauth.revocationRequest(e.as, e.client, oauth.ClientSecretBasic(e.secret), token, insecure);
@@ -274,6 +290,23 @@ describe('OAuth token endpoint: options, form rules, throttling', () => {
     fetch(e.url + '/oauth/token', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
   const basic = (id: string, secret: string) => 'Basic ' + Buffer.from(`${id}:${secret}`).toString('base64');
 
+  it('answers OPTIONS with Allow, and other methods with 405 and the same Allow', async () => {
+    const paths: Array<[string, string]> = [
+      ['/oauth/token', 'POST, OPTIONS'],
+      ['/oauth/revoke', 'POST, OPTIONS'],
+      ['/oauth/introspect', 'POST, OPTIONS'],
+      ['/.well-known/oauth-authorization-server', 'GET, HEAD, OPTIONS'],
+    ];
+    for (const [path, allow] of paths) {
+      const options = await fetch(e.url + path, { method: 'OPTIONS' });
+      assert.equal(options.status, 204, path);
+      assert.equal(options.headers.get('allow'), allow, path);
+      const wrong = await fetch(e.url + path, { method: allow.startsWith('POST') ? 'GET' : 'PUT' });
+      assert.equal(wrong.status, 405, path);
+      assert.equal(wrong.headers.get('allow'), allow, path);
+      await wrong.arrayBuffer();
+    }
+  });
   it('reports the password grant as unsupported when disabled', async () => {
     assert.deepEqual(e.as.grant_types_supported, ['client_credentials', 'refresh_token']);
     assert.deepEqual(await oauthError(password(e)), { error: 'unsupported_grant_type', status: 400 });
