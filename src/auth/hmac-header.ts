@@ -24,6 +24,8 @@ for (let c = 0x21; c <= 0x7e; c++) {
   CHAR_CLASS[c] = VISIBLE | (NONCE_CHAR_RE.test(ch) ? NONCE_CHAR : 0) | (/[A-Za-z0-9+/]/.test(ch) ? BASE64_CHAR : 0);
 }
 
+const WHITESPACE_RE = /\s/;
+
 /**
  * Parses `hmac <user>:<digest>` / `hmac <user>:<nonce>:<digest>`; 400 when malformed, 401 for a bad
  * nonce. The scheme name is case-insensitive (RFC 9110 §11.1); the credentials are one token of
@@ -55,10 +57,18 @@ export function parseHmacHeader(header: string, challenge: string): ParsedHmacHe
   /** What the middle part (the nonce, when there are two colons) ended with. */
   let middle = 0;
   let middlePads = 0;
+  /** The first character outside visible ASCII that is not whitespace (a bad nonce when it is in one). */
+  let stray = -1;
   for (let i = start; i < length; i++) {
     const c = header.charCodeAt(i);
     const cls = c > 0x7e ? 0 : CHAR_CLASS[c]!;
-    if (cls === 0) throw malformedCredentials('Malformed hmac credentials');
+    if (cls === 0) {
+      // Whitespace splits the credentials: not one token, so the header is malformed.
+      if (WHITESPACE_RE.test(header[i]!)) throw malformedCredentials('Malformed hmac credentials');
+      if (stray === -1) stray = i;
+      part = 0;
+      continue;
+    }
     if (c === 58 /* : */) {
       if (first === -1) first = i;
       else {
@@ -75,6 +85,8 @@ export function parseHmacHeader(header: string, challenge: string): ParsedHmacHe
     } else part &= cls;
   }
   if (colons !== 1 && colons !== 2) throw malformedCredentials('Malformed hmac credentials');
+  // A stray character is a malformed header, unless it is in the nonce: that is a bad nonce (401).
+  if (stray !== -1 && !(colons === 2 && stray > first && stray < last)) throw malformedCredentials('Malformed hmac credentials');
   const userLength = first - start;
   // The digest's `=` (at most two) must end it: the first one sits `pads` characters from the end.
   const digestChars = length - last - 1 - pads;

@@ -115,6 +115,16 @@ export class HmacScheme implements AuthScheme {
     };
   }
 
+  /**
+   * A 401 from the header parser (a bad nonce) with the clock half of the diagnostics: no string to
+   * sign exists for a nonce no signer may use, but a wrong clock is often why a client is debugging.
+   */
+  private withClock(err: unknown, dateHeader: string | undefined): unknown {
+    if (this.o.production || !(err instanceof HttpError) || err.status !== 401) return err;
+    const diagnostics = this.diagnostics('', dateHeader, this.o.now(), dateHeader === undefined ? undefined : parseImfFixdate(dateHeader));
+    return invalidCredentials(this.challenge(), { ...diagnostics, stringToSign: null }, err.message);
+  }
+
   matches(req: Request): boolean {
     const h = req.headers.authentication;
     return typeof h === 'string' && HMAC_SCHEME_RE.test(h);
@@ -138,18 +148,23 @@ export class HmacScheme implements AuthScheme {
     const target = req.originalUrl || req.url || '/';
 
     // 1. Parse strictly.
-    const cred = parseHmacHeader(header, this.challenge());
     const dateHeader = req.headers.date;
+    let cred: ParsedHmacHeader;
+    try {
+      cred = parseHmacHeader(header, this.challenge());
+    } catch (err) {
+      throw this.withClock(err, dateHeader);
+    }
     let dateMs: number | undefined;
     if (cred.nonce !== undefined) {
       if (dateHeader === undefined) throw malformedCredentials('The replay-protected hmac form requires a Date header');
       dateMs = parseImfFixdate(dateHeader);
       if (dateMs === undefined) throw malformedCredentials('Date must be an IMF-fixdate (RFC 9110 §5.6.7)');
     } else if (unsafe && !this.o.allowMinimalForUnsafe) {
-      throw invalidCredentials(this.challenge(), undefined, 'Unsafe methods require the replay-protected hmac form (Date and nonce)');
+      const minimal = formatStringToSign({ method, target, contentDigest: contentDigestOf(req) });
+      throw invalidCredentials(this.challenge(), this.diagnostics(minimal, dateHeader, this.o.now(), dateHeader === undefined ? undefined : parseImfFixdate(dateHeader)), 'Unsafe methods require the replay-protected hmac form (Date and nonce)');
     }
-    const cdRaw = req.headers['content-digest'];
-    const contentDigestField = Array.isArray(cdRaw) ? cdRaw.join(', ') : cdRaw;
+    const contentDigestField = contentDigestOf(req);
     let digests: ParsedDigest[] | undefined;
     if (contentDigestField !== undefined) digests = parseContentDigest(contentDigestField);
     const stringToSign = formatStringToSign({ method, target, date: cred.nonce === undefined ? undefined : dateHeader, nonce: cred.nonce, contentDigest: contentDigestField });
@@ -245,4 +260,10 @@ function nonceStoreUnavailable(cause: unknown): HttpError {
     expose: true,
     cause,
   });
+}
+
+/** The Content-Digest field as signed: repeated fields joined as one list (RFC 9110 §5.3). */
+function contentDigestOf(req: Request): string | undefined {
+  const raw = req.headers['content-digest'];
+  return Array.isArray(raw) ? raw.join(', ') : raw;
 }

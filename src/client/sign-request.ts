@@ -70,6 +70,11 @@ function signWith(options: SignRequestOptions): SignedHeaders {
   if (options.user === '' || /[:\s]/.test(options.user)) throw new TypeError('signRequest: user must be non-empty without ":" or whitespace');
   // A target that could not go on a request line as it is would be signed in a form no server receives.
   if (target === '' || /[\x00-\x20\x7f-\uffff]/.test(target)) throw new TypeError('signRequest: target must be the request target as sent: visible ASCII, percent-encoded');
+  // Origin form (RFC 9112 §3.2.1) or `*` for OPTIONS: a relative path would be signed as no server receives it.
+  if (target[0] !== '/' && target !== '*') throw new TypeError('signRequest: target must start with "/" (path and query) or be "*"');
+  if (options.date !== undefined && !(options.date instanceof Date && Number.isFinite(options.date.getTime()))) {
+    throw new TypeError('signRequest: date must be a valid Date');
+  }
   if (options.secret.length === 0) throw new TypeError('signRequest: secret must not be empty');
   const headers: Partial<SignedHeaders> = {};
   const digest = options.body === undefined ? undefined : contentDigest(options.body);

@@ -35,7 +35,7 @@ function actual(header: string): Outcome {
   }
 }
 
-const PIECES = ['hmac', 'HMAC', 'Hmac', ' ', '  ', '\t', ':', '::', 'ann', 'bob.smith@example', 'é', '=', '==', '===', '+/', 'abcDEF0123456789', 'x'.repeat(130), 'nonce-nonce_NONCE-1', 'q'.repeat(20), '\u0000', '\x7f', '~', 'hmac:', '"'];
+const PIECES = ['hmac', 'HMAC', 'Hmac', ' ', '  ', '\t', ':', '::', 'ann', 'bob.smith@example', 'é', '=', '==', '===', '+/', 'abcDEF0123456789', 'x'.repeat(130), 'nonce-nonce_NONCE-1', 'q'.repeat(20), '\u0000', '\x7f', '~', 'hmac:', '"', '\u00a0', 'ÿ'];
 
 describe('parseHmacHeader', () => {
   it('accepts both forms and returns their parts', () => {
@@ -46,7 +46,11 @@ describe('parseHmacHeader', () => {
   it('agrees with the grammar on hand-picked edge cases', () => {
     for (const h of ['hmac', 'hmac ', 'hmac  ', 'hmacann:abc', 'hmac\tann:abc', 'hmac ann:abc ', 'hmac :abc', 'hmac ann:', 'hmac ann:a===', 'hmac ann:' + 'A'.repeat(128) + '==', 'hmac ann:' + 'A'.repeat(129),
       'hmac ' + 'u'.repeat(256) + ':abc', 'hmac ' + 'u'.repeat(257) + ':abc', 'hmac ann:short:abc', 'hmac ann:' + 'n'.repeat(16) + ':abc', 'hmac ann:' + 'n'.repeat(129) + ':abc', 'hmac a:b:c:d', 'hmac ann:ab=c', 'xhmac ann:abc', 'hmac ännn:abc',
-      'hmac ann:' + 'n'.repeat(16) + '=:abc', 'hmac ann:=' + 'n'.repeat(16) + ':abc', 'hmac ann:ab==c', 'hmac a=n:abc==', 'hmac ann:==', 'hmac ann:=', 'hmac ann:' + 'n'.repeat(16) + ':ab=', 'hmac ann:' + 'n'.repeat(16) + ':ab=c=']) {
+      'hmac ann:' + 'n'.repeat(16) + '=:abc', 'hmac ann:=' + 'n'.repeat(16) + ':abc', 'hmac ann:ab==c', 'hmac a=n:abc==', 'hmac ann:==', 'hmac ann:=', 'hmac ann:' + 'n'.repeat(16) + ':ab=', 'hmac ann:' + 'n'.repeat(16) + ':ab=c=',
+      // Outside visible ASCII: a bad nonce (401) inside the nonce, a malformed header (400) anywhere else or when it is whitespace.
+      'hmac ann:é:abc', 'hmac ann:' + 'n'.repeat(15) + 'é:abc', 'hmac ann:\u0000' + 'n'.repeat(16) + ':abc', 'hmac ann:' + 'n'.repeat(16) + '\x7f:abc',
+      'hmac ann:' + 'n'.repeat(8) + '\u00a0' + 'n'.repeat(8) + ':abc', 'hmac ann:' + 'n'.repeat(8) + ' ' + 'n'.repeat(8) + ':abc', 'hmac ann:' + 'n'.repeat(16) + ':abcé', 'hmac é:' + 'n'.repeat(16) + ':abc',
+      'hmac ann:é:ab=c']) {
       assert.deepEqual(actual(h), reference(h), JSON.stringify(h));
     }
   });

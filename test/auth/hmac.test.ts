@@ -1,6 +1,7 @@
 /** @module test/auth/hmac */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { BasicScheme } from '../../src/auth/basic.js';
@@ -182,6 +183,31 @@ describe('HmacScheme', () => {
     assert.equal(typeof body.extensions.serverTime, 'string');
     assert.equal(typeof body.extensions.skewSeconds, 'number');
   });
+  it('includes the clock diagnostics in the 401 for a bad nonce, with no string to sign', async () => {
+    const date = new Date().toUTCString();
+    const r = await fetch(s.srv.url + '/articles', { headers: { authentication: 'hmac ann:short:AAAA', date } });
+    assert.equal(r.status, 401);
+    const body = (await r.json()) as { extensions: Record<string, unknown> };
+    assert.equal(body.extensions.stringToSign, null);
+    assert.equal(body.extensions.receivedDate, date);
+    assert.equal(typeof body.extensions.serverTime, 'string');
+    assert.equal(typeof body.extensions.skewSeconds, 'number');
+  });
+  it('answers 401 for a nonce with characters outside ASCII, 400 for such a character elsewhere', async () => {
+    const date = new Date().toUTCString();
+    // fetch refuses such header values; node:http sends them as latin-1, as a client might.
+    const status = (authentication: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(s.srv.url + '/articles', { headers: { authentication, date } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    assert.equal(await status(`hmac ann:${'n'.repeat(15)}\u00e9:AAAA`), 401);
+    assert.equal(await status(`hmac \u00e9nn:${'n'.repeat(16)}:AAAA`), 400);
+  });
   it('accepts the minimal form for unsafe methods in development', async () => {
     assert.equal((await call(s, { method: 'POST', minimal: true, body: 'x' })).status, 200);
   });
@@ -194,6 +220,20 @@ describe('HmacScheme in production', () => {
   });
   after(() => s.srv.close());
 
+  it('shows the minimal string to sign when development refuses the minimal form for an unsafe method', async () => {
+    const t = await setup({ allowMinimalForUnsafe: false });
+    try {
+      const r = await call(t, { method: 'DELETE', target: '/articles/9?x=1', minimal: true });
+      assert.equal(r.status, 401);
+      const body = (await r.json()) as { message: string; extensions: Record<string, unknown> };
+      assert.match(body.message, /replay-protected/);
+      assert.equal(body.extensions.stringToSign, 'DELETE+/articles/9?x=1');
+      assert.equal(body.extensions.receivedDate, null);
+      assert.equal(typeof body.extensions.serverTime, 'string');
+    } finally {
+      await t.srv.close();
+    }
+  });
   it('refuses the minimal form for unsafe methods but not for GET', async () => {
     assert.equal((await call(s, { method: 'POST', minimal: true, body: 'x' })).status, 401);
     assert.equal((await call(s, { method: 'GET', minimal: true })).status, 200);

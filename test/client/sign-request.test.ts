@@ -88,6 +88,9 @@ describe('signRequest', () => {
     // What could not go on a request line as it is, and a key of no bytes.
     for (const target of ['', '/x y', '/caf\u00e9', '/a\tb']) assert.throws(() => signRequest({ method: 'GET', target, user: 'u', secret }), TypeError, JSON.stringify(target));
     assert.throws(() => signRequest({ method: 'GET', target: '/', user: 'u', secret: '' }), TypeError);
+    assert.throws(() => signRequest({ method: 'GET', target: 'articles', user: 'u', secret }), TypeError);
+    assert.match(signRequest({ method: 'OPTIONS', target: '*', user: 'u', secret, minimal: true }).Authentication, /^hmac u:/);
+    assert.throws(() => signRequest({ method: 'GET', target: '/', user: 'u', secret, date: new Date('not a date') }), TypeError);
     assert.throws(() => signRequest({ method: 'GET', target: '/', user: 'u', secret: new Uint8Array(0) }), TypeError);
     // A URL is reduced to its path and query, which the URL parser has percent-encoded already.
     assert.match(signRequest({ method: 'GET', target: new URL('http://h/caf\u00e9?q=a b'), user: 'u', secret, minimal: true }).Authentication, /^hmac u:/);
