@@ -4,8 +4,9 @@ import { HttpError } from '../errors/http-error.js';
 import { safeEqual } from './safe-equal.js';
 
 const SUPPORTED: Record<string, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };
-// One Dictionary member (RFC 8941 §3.2) whose value is a Byte Sequence (§3.3.5), without parameters.
-const MEMBER_RE = /^([a-z*][a-z0-9_.*-]*)=:([A-Za-z0-9+/]*={0,2}):$/;
+// One Dictionary member (RFC 8941 §3.2) whose value is a Byte Sequence (§3.3.5). Parameters are legal
+// syntax and carry nothing RFC 9530 defines, so they are allowed and ignored (bare items without commas).
+const MEMBER_RE = /^([a-z*][a-z0-9_.*-]*)=:([A-Za-z0-9+/]*={0,2}):(?:; *[a-z*][a-z0-9_.*-]*(?:=(?:"(?:[^"\\,]|\\["\\])*"|[^;,"\s]+))?)*$/;
 
 export interface ParsedDigest {
   algorithm: string;

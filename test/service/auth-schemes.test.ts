@@ -110,11 +110,11 @@ describe('article service with HMAC, Bearer and OAuth wired in', () => {
     for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
       const res = await send(svc.base, 'GET', path);
       assert.equal(res.status, 405, path);
-      assert.equal(res.headers.allow, 'POST', path);
+      assert.equal(res.headers.allow, 'POST, OPTIONS', path);
     }
     const meta = await send(svc.base, 'POST', '/.well-known/oauth-authorization-server', { headers: { 'content-type': 'text/plain' }, body: 'x' });
     assert.equal(meta.status, 405);
-    assert.equal(meta.headers.allow, 'GET, HEAD');
+    assert.equal(meta.headers.allow, 'GET, HEAD, OPTIONS');
   });
 
   it('throttles guessed Basic passwords per user, together with the password grant (429 + Retry-After)', async () => {
