@@ -105,7 +105,7 @@ export class HmacScheme implements AuthScheme {
   }
 
   /** What a refusal tells the client outside production (built only when a check fails: toUTCString is not free). */
-  private diagnostics(stringToSign: string, dateHeader: string | undefined, now: number, dateMs: number | undefined): Record<string, unknown> | undefined {
+  private diagnostics(stringToSign: string | null, dateHeader: string | undefined, now: number, dateMs: number | undefined): Record<string, unknown> | undefined {
     if (this.o.production) return undefined;
     return {
       stringToSign,
@@ -121,8 +121,12 @@ export class HmacScheme implements AuthScheme {
    */
   private withClock(err: unknown, dateHeader: string | undefined): unknown {
     if (this.o.production || !(err instanceof HttpError) || err.status !== 401) return err;
-    const diagnostics = this.diagnostics('', dateHeader, this.o.now(), dateHeader === undefined ? undefined : parseImfFixdate(dateHeader));
-    return invalidCredentials(this.challenge(), { ...diagnostics, stringToSign: null }, err.message);
+    return invalidCredentials(this.challenge(), this.diagnosticsBeforeParse(null, dateHeader), err.message);
+  }
+
+  /** Diagnostics for a refusal that comes before the Date was parsed: it is parsed here, for the skew. */
+  private diagnosticsBeforeParse(stringToSign: string | null, dateHeader: string | undefined): Record<string, unknown> | undefined {
+    return this.diagnostics(stringToSign, dateHeader, this.o.now(), dateHeader === undefined ? undefined : parseImfFixdate(dateHeader));
   }
 
   matches(req: Request): boolean {
@@ -162,7 +166,7 @@ export class HmacScheme implements AuthScheme {
       if (dateMs === undefined) throw malformedCredentials('Date must be an IMF-fixdate (RFC 9110 §5.6.7)');
     } else if (unsafe && !this.o.allowMinimalForUnsafe) {
       const minimal = formatStringToSign({ method, target, contentDigest: contentDigestOf(req) });
-      throw invalidCredentials(this.challenge(), this.diagnostics(minimal, dateHeader, this.o.now(), dateHeader === undefined ? undefined : parseImfFixdate(dateHeader)), 'Unsafe methods require the replay-protected hmac form (Date and nonce)');
+      throw invalidCredentials(this.challenge(), this.diagnosticsBeforeParse(minimal, dateHeader), 'Unsafe methods require the replay-protected hmac form (Date and nonce)');
     }
     const contentDigestField = contentDigestOf(req);
     let digests: ParsedDigest[] | undefined;

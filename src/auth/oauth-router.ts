@@ -36,13 +36,16 @@ export function createOAuthRouter(options: OAuthRouterOptions | OAuthTokenServic
   router.get('/.well-known/oauth-authorization-server', h.metadata);
   if (service.jwt !== undefined) router.get('/oauth/jwks.json', h.jwks);
   // OPTIONS answers with Allow (RFC 9110 §9.3.7); any other method: 405 with Allow (§15.5.6), not a 404 further on.
-  for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
-    router.options(path, allowOnly('POST, OPTIONS'));
-    router.all(path, onlyMethods('POST, OPTIONS'));
-  }
-  for (const path of ['/.well-known/oauth-authorization-server', ...(service.jwt !== undefined ? ['/oauth/jwks.json'] : [])]) {
-    router.options(path, allowOnly('GET, HEAD, OPTIONS'));
-    router.all(path, onlyMethods('GET, HEAD, OPTIONS'));
+  const allowed: Array<[string, string]> = [
+    ['/oauth/token', 'POST, OPTIONS'],
+    ['/oauth/revoke', 'POST, OPTIONS'],
+    ['/oauth/introspect', 'POST, OPTIONS'],
+    ['/.well-known/oauth-authorization-server', 'GET, HEAD, OPTIONS'],
+  ];
+  if (service.jwt !== undefined) allowed.push(['/oauth/jwks.json', 'GET, HEAD, OPTIONS']);
+  for (const [path, allow] of allowed) {
+    router.options(path, allowOnly(allow));
+    router.all(path, onlyMethods(allow));
   }
   return router;
 }

@@ -29,6 +29,9 @@ export interface SignedHeaders {
   'Content-Digest'?: string;
 }
 
+/** What the positional form takes after the secret. */
+export type SignExtras = Pick<SignRequestOptions, 'date' | 'nonce' | 'minimal'>;
+
 /**
  * Headers that authenticate one request with roa's `hmac` scheme.
  * @example
@@ -46,7 +49,7 @@ export function signRequest(
   body: string | Uint8Array | undefined,
   user: string,
   secret: string | Uint8Array,
-  extra?: Pick<SignRequestOptions, 'date' | 'nonce' | 'minimal'>,
+  extra?: SignExtras,
 ): SignedHeaders;
 export function signRequest(
   first: SignRequestOptions | string,
@@ -54,7 +57,7 @@ export function signRequest(
   body?: string | Uint8Array,
   user?: string,
   secret?: string | Uint8Array,
-  extra?: Pick<SignRequestOptions, 'date' | 'nonce' | 'minimal'>,
+  extra?: SignExtras,
 ): SignedHeaders {
   if (typeof first !== 'string') return signWith(first);
   if (target === undefined || user === undefined || secret === undefined) {

@@ -53,6 +53,16 @@ function roaServeRefused(args: string[], env: Record<string, string> = {}) {
 }
 
 /** `roa user add` with a generated HMAC secret; answers the secret, printed once. */
+/** The headers `roa sign` printed (one `Name: value` a line), lower-cased names, over `base`. */
+function signedHeaders(stdout: string, base: Record<string, string> = {}): Record<string, string> {
+  const headers = { ...base };
+  for (const line of stdout.trim().split('\n')) {
+    const colon = line.indexOf(': ');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 2);
+  }
+  return headers;
+}
+
 function addHmacUser(name: string, role: string, keyFile: string, db: string): string {
   const added = roa(['user', 'add', name, '--role', role, '--hmac-secret', '--secret-key-file', keyFile, '--db', db]);
   assert.equal(added.status, 0, added.stderr);
@@ -236,11 +246,7 @@ describe('roa CLI', () => {
       const body = '<article><title>CLI</title><price currency="eur">2.00</price></article>';
       const signed = roa(['sign', '--user', 'hana', '--secret', secret, '--body', body, 'PUT', '/articles/from-cli']);
       assert.equal(signed.status, 0, signed.stderr);
-      const headers: Record<string, string> = { 'content-type': 'application/xml' };
-      for (const line of signed.stdout.trim().split('\n')) {
-        const colon = line.indexOf(': ');
-        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 2);
-      }
+      const headers = signedHeaders(signed.stdout, { 'content-type': 'application/xml' });
       assert.match(headers.authentication!, /^hmac hana:[A-Za-z0-9_-]{16,}:/);
       assert.ok(headers.date && headers['content-digest']);
       const res = await send(base, 'PUT', '/articles/from-cli', { headers, body });
@@ -277,8 +283,8 @@ describe('roa CLI', () => {
     try {
       const body = '<article><title>Short</title><price currency="eur">1.00</price></article>';
       const signed = roa(['sign', '--user', 'sid', '--secret', 'hmacpw', '--body', body, 'PUT', '/articles/short-secret']);
-      const headers: Record<string, string> = { 'content-type': 'application/xml' };
-      for (const line of signed.stdout.trim().split('\n')) headers[line.slice(0, line.indexOf(': ')).toLowerCase()] = line.slice(line.indexOf(': ') + 2);
+      assert.equal(signed.status, 0, signed.stderr);
+      const headers = signedHeaders(signed.stdout, { 'content-type': 'application/xml' });
       const put = await send(base, 'PUT', '/articles/short-secret', { headers, body });
       assert.equal(put.status, 201, put.text);
       const token = await send(base, 'POST', '/oauth/token', {
