@@ -258,10 +258,27 @@ describe('roa CLI', () => {
     }
   });
 
+  it('refuses an empty, whitespace-only or shorter-than-8-character --password (user add and user password)', () => {
+    const db = join(dir, 'short-passwords.db');
+    for (const bad of ['', '   ', '\t\n', 'x', 'pw', '1234567', 'é'.repeat(7)]) {
+      for (const args of [['user', 'add', 'weak', '--role', 'editor', '--password', bad], ['user', 'password', 'weak', '--password', bad]]) {
+        const refused = roa([...args, '--db', db]);
+        assert.equal(refused.status, 1, `${args[1]} accepted ${JSON.stringify(bad)}`);
+        assert.match(refused.stderr, /--password must (not be empty|be at least 8 characters)/);
+        if (bad.trim() !== '') assert.ok(!refused.stderr.includes(bad), 'a refused password is never echoed');
+      }
+    }
+    assert.doesNotMatch(roa(['user', 'list', '--db', db]).stdout, /weak/, 'nothing was added');
+    const ok = roa(['user', 'add', 'weak', '--role', 'editor', '--password', 'ab cd ef', '--db', db]);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(roa(['user', 'password', 'weak', '--password', 'héllo wö', '--db', db]).status, 0, 'eight code points suffice');
+    assert.equal(roa(['user', 'password', 'weak', '--password', 'short', '--db', db]).status, 1);
+  });
+
   it('accepts a short chosen secret with a warning on stderr, and refuses an empty one', async () => {
     const db = join(dir, 'short-secrets.db');
     const keyFile = join(dir, 'short-secrets.key');
-    const user = roa(['user', 'add', 'sid', '--role', 'editor', '--password', 'pw', '--hmac-secret', 'hmacpw', '--secret-key-file', keyFile, '--db', db]);
+    const user = roa(['user', 'add', 'sid', '--role', 'editor', '--password', 'sid-password', '--hmac-secret', 'hmacpw', '--secret-key-file', keyFile, '--db', db]);
     assert.equal(user.status, 0, user.stderr);
     assert.match(user.stderr, /warning: --hmac-secret is shorter than 16 characters/);
     assert.doesNotMatch(user.stdout + user.stderr, /hmacpw/, 'a chosen secret is never echoed');

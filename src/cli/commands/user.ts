@@ -8,6 +8,7 @@ import { hashPassword } from '../../auth/passwords.js';
 import { generateHmacSecret, loadServerKey, SecretBox, sealHmacSecret } from '../../auth/secret-box.js';
 import type { Role } from '../../storage/store.js';
 import { SERVE_OPTIONS, resolveOption } from '../options.js';
+import { checkChosenPassword } from '../chosen-password.js';
 import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
 
@@ -40,6 +41,7 @@ export function registerUser(program: Command): void {
     const role = flags.role as Role;
     if (!ROLES.includes(role)) throw new Error(`--role must be one of ${ROLES.join(', ')}, got '${String(role)}'`);
     const given = typeof flags.password === 'string' ? flags.password : undefined;
+    if (given !== undefined) checkChosenPassword('--password', given);
     const password = given ?? generatePassword();
     const hmac = flags.hmacSecret === undefined ? undefined : flags.hmacSecret === true ? generateHmacSecret() : String(flags.hmacSecret);
     if (typeof flags.hmacSecret === 'string') checkChosenSecret('--hmac-secret', flags.hmacSecret);
@@ -74,6 +76,7 @@ export function registerUser(program: Command): void {
     .option(SERVE_OPTIONS.db.flag, 'database')
     .action(async (name: string, flags: Record<string, unknown>) => {
       const given = typeof flags.password === 'string' ? flags.password : undefined;
+      if (given !== undefined) checkChosenPassword('--password', given);
       const password = given ?? generatePassword();
       const hash = await hashPassword(password);
       // A new password ends the grants made with the old one: every OAuth token issued for the user.
