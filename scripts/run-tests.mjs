@@ -22,9 +22,12 @@ if (files.length === 0) {
   console.error('run-tests: no test files found');
   process.exit(1);
 }
+// Every test (each `it`, and each suite's hooks) gets a per-test timeout, so one that hangs fails
+// with its name instead of stalling the run; the project's rule is that every `it` ends well inside it.
+const TEST_TIMEOUT_MS = 120_000;
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${TEST_TIMEOUT_MS}`, ...files],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

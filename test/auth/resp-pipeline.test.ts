@@ -1,5 +1,5 @@
 /** @module test/auth/resp-pipeline The pipelined RESP connection: reply parsing, batching, failure and back-off, handshake on real Redis. */
-import { after, describe, it } from 'node:test';
+import { after, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,13 @@ import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';
 import { skipReason } from '../helpers/services.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const OPTS = { connectTimeoutMs: 500, commandTimeoutMs: 300 };
+/**
+ * Deadlines far beyond what a loaded machine needs, so no test depends on how fast the CPU is; the
+ * tests of deadlines and back-off freeze Date.now (the pipeline's only clock) and move it themselves.
+ */
+const OPTS = { connectTimeoutMs: 10_000, commandTimeoutMs: 60_000 };
+/** A short command deadline for the test that lets it run out (on the mocked clock). */
+const SHORT_DEADLINE_MS = 300;
 
 /** A loopback server that hands each connection's received bytes to `onData`. */
 async function scripted(onData: (socket: Socket, data: string) => void): Promise<{ server: Server; url: URL; writes: string[] }> {
@@ -33,13 +39,25 @@ async function scripted(onData: (socket: Socket, data: string) => void): Promise
 
 const commandsIn = (data: string) => data.split('*').length - 1;
 
+/** Freezes Date.now, the pipeline's clock, for this test; answers a function that moves it on. */
+function frozenClock(t: TestContext): (ms: number) => void {
+  t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  return (ms) => t.mock.timers.tick(ms);
+}
+
+/** Resolves once `done()` holds, checking once per event-loop turn (no wall-clock deadline: the test's timeout bounds it). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 /** Runs `test` with a pipeline to a scripted server, closing both afterwards. */
 async function withScripted(
   onData: (socket: Socket, data: string) => void,
   test: (redis: RespPipeline, writes: string[]) => Promise<void>,
+  opts = OPTS,
 ): Promise<void> {
   const { server, url, writes } = await scripted(onData);
-  const redis = new RespPipeline(url, OPTS);
+  const redis = new RespPipeline(url, opts);
   try {
     await test(redis, writes);
   } finally {
@@ -182,16 +200,27 @@ describe('RespPipeline', () => {
     });
   });
 
-  it('fails a held batch with the unanswered one when the reply misses its deadline', async () => {
+  it('fails a held batch with the unanswered one when the reply misses its deadline', async (t) => {
+    const advance = frozenClock(t);
     await withScripted(() => {}, async (redis) => {
       const inFlight = Array.from({ length: 20 }, () => redis.command(['PING']));
       await new Promise((resolve) => setImmediate(resolve));
       const held = redis.command(['PING']);
-      const t0 = Date.now();
-      const results = await Promise.allSettled([...inFlight, held]);
-      assert.ok(results.every((r) => r.status === 'rejected' && /did not answer/.test(String(r.reason))), 'all fail with the deadline');
-      assert.ok(Date.now() - t0 < OPTS.commandTimeoutMs * 3, 'within the command deadline, not later');
-    });
+      let settled = 0;
+      let settledInFailingTurn: number | undefined;
+      const all = [...inFlight, held].map((p) => p.finally(() => {
+        if (settled++ === 0) setImmediate(() => (settledInFailingTurn = settled));
+      }));
+      // Up to the deadline nothing fails, however many sweeps run meanwhile.
+      advance(SHORT_DEADLINE_MS);
+      await new Promise((resolve) => setTimeout(resolve, SHORT_DEADLINE_MS));
+      assert.equal(settled, 0, 'nothing fails before the deadline');
+      advance(1);
+      const results = await Promise.allSettled(all);
+      assert.ok(results.every((r) => r.status === 'rejected' && /did not answer within 300 ms/.test(String(r.reason))), 'all fail with the deadline');
+      await until(() => settledInFailingTurn !== undefined);
+      assert.equal(settledInFailingTurn, 21, 'the held command fails with the unanswered batch, not at a later deadline of its own');
+    }, { ...OPTS, commandTimeoutMs: SHORT_DEADLINE_MS });
   });
 
   it('fails everything pending on a reply of unknown type', async () => {
@@ -202,16 +231,18 @@ describe('RespPipeline', () => {
     });
   });
 
-  it('drops the connection on a reply nobody asked for', async () => {
+  it('drops the connection on a reply nobody asked for', async (t) => {
+    frozenClock(t);
     await withScripted((socket) => socket.write('+OK\r\n+OK\r\n'), async (redis) => {
       assert.equal(await redis.command(['PING']), 'OK');
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      // The connection is gone and backing off: the next command fails closed at once.
+      await until(() => (redis as unknown as { socket: unknown }).socket === undefined);
+      // The connection is gone and backing off (the clock stands still): the next command fails closed at once.
       await assert.rejects(redis.command(['PING']), /nobody asked for/);
     });
   });
 
-  it('rejects at once while backing off after a failure, then reconnects', async () => {
+  it('rejects at once while backing off after a failure, then reconnects', async (t) => {
+    const advance = frozenClock(t);
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as AddressInfo).port;
@@ -220,12 +251,13 @@ describe('RespPipeline', () => {
     let server: Server | undefined;
     try {
       await assert.rejects(redis.command(['PING']), /ECONNREFUSED/);
-      const t0 = Date.now();
+      // Still inside the back-off on the frozen clock: refused without a connection attempt.
       await assert.rejects(redis.command(['PING']), /back-off/);
-      assert.ok(Date.now() - t0 < 50);
       server = createServer((socket) => socket.on('data', () => socket.write('+PONG\r\n')));
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      advance(99);
+      await assert.rejects(redis.command(['PING']), /back-off/, 'the first back-off lasts 100 ms');
+      advance(1);
       assert.equal(await redis.command(['PING']), 'PONG');
     } finally {
       await redis.close();
@@ -285,7 +317,8 @@ describe('RespPipeline on a redis-server over a Unix socket', { skip: skipReason
     const child = spawn('redis-server', ['--port', '0', '--unixsocket', path, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     const store = createRedisNonceStore(`unix://${path}`, { ...OPTS, prefix: 'roa-test:' });
     try {
-      const deadline = Date.now() + 5000;
+      // A generous start-up allowance: a busy machine may take seconds to start redis-server.
+      const deadline = Date.now() + 60_000;
       let first: boolean | undefined;
       // redis-server creates the socket a moment after it starts; until then consume rejects (fails closed).
       while (first === undefined) {
