@@ -79,7 +79,7 @@ describe('openStore', () => {
         assert.ok(!(err as Error).message.includes('secret'), (err as Error).message);
         return true;
       });
-      assert.ok(Date.now() - started < 3000, 'fails within 3 s');
+      assert.ok(Date.now() - started < 30_000, 'fails within the connect timeout, not at the test timeout');
     });
   }
 });

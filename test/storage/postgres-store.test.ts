@@ -138,13 +138,13 @@ describe('PostgresStore', { skip }, () => {
   });
 });
 
-/** Resolves once `n` backends wait on a lock (polled; at most 5 s). */
+/** Resolves once `n` backends wait on a lock (polled; at most 60 s, for a busy machine). */
 async function waitForLockWaiters(client: pg.Client, n: number): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const { rows } = await client.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
     if (rows[0]!.waiting >= n) return;
-    if (Date.now() > deadline) throw new Error(`no backend waited on a lock within 5 s`);
+    if (Date.now() > deadline) throw new Error(`no backend waited on a lock within 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
