@@ -27,6 +27,7 @@ import type { NextFunction, Request } from './http/request.js';
 import type { Response } from './http/response.js';
 import { accessLog } from './middleware/access-log.js';
 import { methodOverride } from './middleware/method-override.js';
+import { sameOriginForms } from './middleware/same-origin-forms.js';
 import { urlencoded } from './middleware/urlencoded.js';
 import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
 import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
@@ -156,6 +157,9 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     accessTokenTtlMs: opts.accessTokenTtlMs,
     refreshTokenTtlMs: opts.refreshTokenTtlMs,
   }));
+  // A form another site makes a logged-in browser post is refused before it is parsed or
+  // overridden (CSRF); the configured issuer is the public origin behind a TLS front end.
+  app.use(sameOriginForms({ origins: opts.issuer !== undefined ? [opts.issuer] : [] }));
   // HTML forms send `_method=PUT|DELETE` in a urlencoded POST body: parse forms first (the raw
   // bytes stay cached for the resource's own parser), then override before routing.
   app.use(urlencoded({ extended: true }), methodOverride());
