@@ -5,9 +5,12 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { negotiate } from '../http/accepts.js';
+import { escapeXml } from '../http/xml-text.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { HttpError, statusOf } from './http-error.js';
+
+export { escapeXml };
 
 export interface Problem {
   type: string;
@@ -115,15 +118,6 @@ function typeFor(http: HttpError | undefined, status: number): string {
   if (plain === undefined) defaultCodes.set(status, (plain = new HttpError(status).code));
   if (http.code === plain) return 'about:blank';
   return PROBLEM_TYPE_BASE + http.code.replace(/^ROA_ERR_/, '').toLowerCase().replace(/_/g, '-');
-}
-
-// XML 1.0 §2.2: these characters cannot appear in a document at all, not even as references.
-const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-
-/** Escapes text for XML content or attribute values; characters XML forbids become U+FFFD. */
-export function escapeXml(text: string): string {
-  return text.replace(XML_INVALID, '\uFFFD').replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!);
 }
 
 // An NCName without a colon; names starting with `xml` are reserved (XML 1.0 §2.3).

@@ -5,7 +5,8 @@
 import { HttpError } from '../../errors/http-error.js';
 import { parseQuery } from '../../http/query.js';
 import type { Article } from '../../storage/store.js';
-import { escapeXml, parseXml } from '../representations/xml.js';
+import { decodeUtf8 } from '../../http/body.js';
+import { escapeXml, parseXml, type XmlElement } from '../representations/xml.js';
 import type { BodyFormat, View } from '../resource.js';
 
 /** `<article><title>T</title><price currency="eur">9.99</price></article>` */
@@ -23,41 +24,59 @@ export const ARTICLE_VIEWS: View<Article>[] = [
   { mediaType: 'application/json', tag: 'j', render: articleToJson },
 ];
 
-/** XML body → `{ title, price: { amount, currency } }` shaped input (validated later). */
+/**
+ * XML body → `{ title, price: { amount, currency } }` shaped input (validated later). Anything
+ * else the document holds is kept under its own name in null-prototype records, so validation
+ * names it as an unknown field and no name (`__proto__`) reaches a prototype.
+ */
 function xmlBody(raw: Buffer): unknown {
-  const doc = parseXml(raw);
-  const keys = Object.keys(doc);
-  if (keys.length !== 1 || keys[0] !== 'article') {
+  const root = parseXml(raw);
+  if (root.name !== 'article') {
     throw new HttpError(422, 'The document element must be <article>', {
       code: 'ROA_ERR_VALIDATION',
       extensions: { errors: [{ field: 'article', message: 'expected a single <article> element' }] },
     });
   }
-  const article = doc.article;
-  if (article === null || typeof article !== 'object') return { title: undefined, price: undefined };
-  const a = article as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(a)) {
-    if (k === 'price') {
-      if (v !== null && typeof v === 'object') {
-        const p = v as Record<string, unknown>;
-        out.price = { amount: p['#text'] ?? '', currency: p['@currency'] };
-        const extra = Object.keys(p).filter((x) => x !== '#text' && x !== '@currency');
-        if (extra.length > 0) out.price = { ...(out.price as object), [extra[0]!]: p[extra[0]!] };
-      } else {
-        out.price = { amount: v, currency: undefined };
-      }
+  const out: Record<string, unknown> = Object.create(null);
+  for (const name of Object.keys(root.attributes)) out[`@${name}`] = root.attributes[name];
+  for (const child of root.children) {
+    if (typeof child === 'string') {
+      if (child.trim() !== '') out['#text'] = child;
+    } else if (child.name in out) {
+      out[child.name] = DUPLICATE;
     } else {
-      out[k] = v;
+      out[child.name] = child.name === 'price' ? priceOf(child) : textOf(child);
     }
   }
   return out;
 }
 
+// A repeated element: neither text nor a price, so validation refuses it.
+const DUPLICATE: unknown[] = [];
+
+/** The text of an element that holds only text; an element with child elements is no text. */
+function textOf(element: XmlElement): string | XmlElement {
+  let text = '';
+  for (const child of element.children) {
+    if (typeof child !== 'string') return element;
+    text += child;
+  }
+  return text;
+}
+
+/** `<price currency="eur">9.99</price>` → `{ amount: '9.99', currency: 'eur' }`, other attributes kept to be refused. */
+function priceOf(element: XmlElement): Record<string, unknown> {
+  const price: Record<string, unknown> = Object.create(null);
+  price.amount = textOf(element);
+  for (const name of Object.keys(element.attributes)) price[name === 'currency' ? name : `@${name}`] = element.attributes[name];
+  return price;
+}
+
 function jsonBody(raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
+  const text = decodeUtf8(raw);
   try {
-    return JSON.parse(raw.toString('utf8'), (key, value: unknown) =>
+    return JSON.parse(text, (key, value: unknown) =>
       key === '__proto__' || key === 'constructor' || key === 'prototype' ? undefined : value);
   } catch (err) {
     throw new HttpError(400, `Malformed JSON: ${(err as Error).message}`, { code: 'ROA_ERR_MALFORMED_JSON' });
@@ -66,7 +85,7 @@ function jsonBody(raw: Buffer): unknown {
 
 /** HTML forms: `title=T&price[amount]=9.99&price[currency]=eur` (and `_method` for overrides). */
 function formBody(raw: Buffer): unknown {
-  const parsed = parseQuery(raw.toString('utf8'));
+  const parsed = parseQuery(decodeUtf8(raw));
   delete parsed._method;
   return parsed;
 }

@@ -4,6 +4,7 @@
  * integer and 4 fraction digits, currency an ISO-4217-shaped lower-case code. Never a float.
  */
 import { HttpError } from '../../errors/http-error.js';
+import { hasXmlForbiddenChar } from '../../http/xml-text.js';
 import type { ArticleInput } from '../../storage/store.js';
 
 const AMOUNT = /^\d{1,18}(?:\.\d{1,4})?$/;
@@ -27,7 +28,8 @@ export function validateArticle(body: unknown): ArticleInput {
   const title = b.title;
   if (typeof title !== 'string' || title.length === 0) errors.push({ field: 'title', message: 'required, 1-200 characters' });
   else if ([...title].length > 200) errors.push({ field: 'title', message: 'at most 200 characters' });
-  else if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(title)) errors.push({ field: 'title', message: 'control characters are not allowed' });
+  // Every representation must stay well-formed XML, and a lone surrogate would not survive UTF-8.
+  else if (hasXmlForbiddenChar(title)) errors.push({ field: 'title', message: 'holds a character XML 1.0 cannot carry (a control character, U+FFFE, U+FFFF or a lone surrogate)' });
   const price = b.price;
   let amount: unknown;
   let currency: unknown;

@@ -1,42 +1,100 @@
 /**
  * @module resources/representations/xml
- * Safe XML in and out: escaping for output, and parsing that refuses DOCTYPEs (no entity
- * expansion, no external entities) and validates before fast-xml-parser builds anything.
+ * XML request bodies: strict UTF-8, well-formed XML 1.0 checked by a conformant parser (saxes),
+ * no DOCTYPE, bounded nesting, into a small element tree that no element or attribute name can
+ * turn into a prototype write.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { HttpError } from '../../errors/http-error.js';
+import { decodeUtf8 } from '../../http/body.js';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+export { escapeXml } from '../../http/xml-text.js';
 
-/** Escapes text for element content and attribute values. */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+/** An element: its name, attributes (a null-prototype record) and children in document order. */
+export interface XmlElement {
+  name: string;
+  attributes: Readonly<Record<string, string>>;
+  /** Elements and text; adjacent text (character data, references, CDATA) is one string. */
+  children: XmlNode[];
 }
 
-// Keep every value as text: `9.90` must stay `9.90`, never become the number 9.9.
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  processEntities: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  isArray: () => false,
-});
+export type XmlNode = XmlElement | string;
 
-/** Parses an XML document into plain objects; malformed XML or any DOCTYPE → 400. */
-export function parseXml(raw: Buffer): Record<string, unknown> {
-  const text = raw.toString('utf8');
-  // A DOCTYPE can declare entities (billion laughs, external entities): refused before parsing.
-  if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
-    throw new HttpError(400, 'DOCTYPE and ENTITY declarations are not allowed', { code: 'ROA_ERR_XML_DOCTYPE' });
+export interface ParseXmlOptions {
+  /** Deepest element nesting accepted, the document element being 1 (default 64). */
+  maxDepth?: number;
+}
+
+export const DEFAULT_XML_MAX_DEPTH = 64;
+
+/**
+ * Parses a request body as an XML 1.0 document and returns its document element. Anything not
+ * well-formed is a 400: invalid UTF-8 (`ROA_ERR_INVALID_UTF8`), an encoding declaration other
+ * than UTF-8, a DOCTYPE (`ROA_ERR_XML_DOCTYPE`), nesting past `maxDepth` (`ROA_ERR_XML_TOO_DEEP`),
+ * and every well-formedness error saxes reports (`ROA_ERR_MALFORMED_XML`).
+ * @example
+ *   parseXml(Buffer.from('<a x="1">caf&#233;</a>')) // { name: 'a', attributes: { x: '1' }, children: ['café'] }
+ */
+export function parseXml(raw: Buffer, options: ParseXmlOptions = {}): XmlElement {
+  const text = decodeUtf8(raw);
+  const builder = new TreeBuilder(options.maxDepth ?? DEFAULT_XML_MAX_DEPTH);
+  // Namespaces are not processed: well-formedness is XML 1.0's, and a body's element names are
+  // compared as written. forceXMLVersion keeps XML 1.1's wider character rules out.
+  const parser = new SaxesParser({ xmlns: false, defaultXMLVersion: '1.0', forceXMLVersion: true });
+  parser.on('xmldecl', (decl) => {
+    // The body was decoded as UTF-8; a document claiming another encoding would be misread.
+    if (decl.encoding !== undefined && decl.encoding.toLowerCase() !== 'utf-8') {
+      throw malformed(`The document declares encoding ${JSON.stringify(decl.encoding)}; only UTF-8 is accepted`, 'ROA_ERR_XML_ENCODING');
+    }
+  });
+  // A DOCTYPE can declare entities (billion laughs, external entities): none is ever expanded,
+  // the document is refused as soon as its DOCTYPE is seen.
+  parser.on('doctype', () => {
+    throw malformed('DOCTYPE declarations are not allowed', 'ROA_ERR_XML_DOCTYPE');
+  });
+  parser.on('opentag', (tag) => builder.open(tag));
+  parser.on('closetag', () => builder.close());
+  parser.on('text', (t) => builder.text(t));
+  parser.on('cdata', (t) => builder.text(t));
+  parser.on('error', (err) => {
+    throw malformed(`Malformed XML: ${err.message}`, 'ROA_ERR_MALFORMED_XML');
+  });
+  parser.write(text).close();
+  return builder.root!;
+}
+
+function malformed(message: string, code: string): HttpError {
+  return new HttpError(400, message, { code });
+}
+
+/** Builds the element tree from saxes events, counting depth as it goes. */
+class TreeBuilder {
+  root: XmlElement | undefined;
+  private readonly stack: XmlElement[] = [];
+
+  constructor(private readonly maxDepth: number) {}
+
+  open(tag: SaxesTagPlain): void {
+    if (this.stack.length >= this.maxDepth) {
+      throw malformed(`Elements nest deeper than ${this.maxDepth} levels`, 'ROA_ERR_XML_TOO_DEEP');
+    }
+    const element: XmlElement = { name: tag.name, attributes: tag.attributes, children: [] };
+    const parent = this.stack[this.stack.length - 1];
+    if (parent === undefined) this.root = element;
+    else parent.children.push(element);
+    this.stack.push(element);
   }
-  // fast-xml-parser accepts malformed input when parsing, so validate first.
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) {
-    throw new HttpError(400, `Malformed XML: ${valid.err.msg} (line ${valid.err.line})`, { code: 'ROA_ERR_MALFORMED_XML' });
+
+  close(): void {
+    this.stack.pop();
   }
-  return parser.parse(text) as Record<string, unknown>;
+
+  /** Text outside the document element is whitespace (saxes refuses anything else) and dropped. */
+  text(t: string): void {
+    const parent = this.stack[this.stack.length - 1];
+    if (parent === undefined) return;
+    const last = parent.children.length - 1;
+    if (typeof parent.children[last] === 'string') parent.children[last] += t;
+    else parent.children.push(t);
+  }
 }
