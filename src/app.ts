@@ -85,7 +85,18 @@ export function createApp(options: AppOptions = {}): App {
     const res = adoptResponse(rawRes);
     req.res = res;
     if (!req.originalUrl) req.originalUrl = req.url ?? '/';
-    router.handle(req, res, callback ?? appFinal);
+    if (callback === undefined) {
+      req.app = app;
+      router.handle(req, res, appFinal);
+      return;
+    }
+    // Mounted in another app: this app's settings apply inside it, the parent's again after.
+    const parentApp = req.app;
+    req.app = app;
+    router.handle(req, res, (err: unknown) => {
+      req.app = parentApp;
+      callback(err);
+    });
   };
 
   app.set = (setting, value) => {

@@ -10,7 +10,10 @@ export interface QueryOptions {
   depth?: number;
   /** Most parameters read (default 1000); more are ignored. */
   parameterLimit?: number;
-  /** Highest array index honoured (default 20; above it the key becomes an object key). */
+  /**
+   * Array index bound (default 1000, Express 4's query parser): `a[i]=` with a higher index, and
+   * more than this many repeated `a=` values, make an object with index keys instead of an array.
+   */
   arrayLimit?: number;
 }
 
@@ -22,7 +25,7 @@ export function parseQuery(input: string, options: QueryOptions = {}): ParsedQue
   return qs.parse(input, {
     depth: options.depth ?? 5,
     parameterLimit: options.parameterLimit ?? 1000,
-    arrayLimit: options.arrayLimit ?? 20,
+    arrayLimit: options.arrayLimit ?? 1000,
     // __proto__ / constructor / prototype keys are dropped rather than merged (qs default:
     // allowPrototypes false), so `?__proto__[x]=1` cannot pollute Object.prototype.
     allowPrototypes: false,

@@ -43,6 +43,8 @@ export class Request extends IncomingMessage {
   declare locals: Record<string, unknown>;
   /** The route whose handlers are running (Express's `req.route`). */
   declare route: unknown;
+  /** The app dispatching this request (Express's `req.app`): its settings, e.g. `env`, apply. */
+  declare app: { get(setting: string): unknown } | undefined;
   declare private _query: ParsedQuery | undefined;
   declare private _queryFor: string | undefined;
   declare [BODY_SINK]: BodySink | undefined;
@@ -249,6 +251,7 @@ function initRequest(r: Request): void {
   r.next = undefined;
   r.locals = {};
   r.route = undefined;
+  r.app = undefined;
   fields._query = undefined;
   fields._queryFor = undefined;
   r[BODY_SINK] = undefined;

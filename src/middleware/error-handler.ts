@@ -5,13 +5,16 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { statusOf } from '../errors/http-error.js';
-import { clientMessage, isProduction, prepareErrorResponse } from '../errors/problem.js';
+import { clientMessage, prepareErrorResponse } from '../errors/problem.js';
 import { negotiate } from '../http/accepts.js';
 import { pathnameOf, type NextFunction, type Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 
 export interface ErrorHandlerOptions {
-  /** `production` hides stacks and 5xx messages (default: NODE_ENV, else development). */
+  /**
+   * `production` hides stacks and 5xx messages. They are hidden too when the app's env
+   * (`app.get('env')`, read per request) or NODE_ENV is `production`: any of them suffices.
+   */
   env?: string;
   /**
    * Where to log, given the error and a line `GET /path -> 500` (default: console.error with the
@@ -44,12 +47,12 @@ const OFFERS = ['text/html', 'application/json', 'text/plain'];
  * When headers are already sent the error goes on to `next(err)`, whose final handler closes the
  * connection.
  * @example
- *   app.use(errorHandler({ env: app.get('env') as string }))   // after the routes
+ *   app.use(errorHandler())   // after the routes; follows app.get('env')
  */
 export function errorHandler(options: ErrorHandlerOptions = {}) {
   const log = options.log === false ? undefined : options.log ?? defaultLog;
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
-    const production = isProduction(options.env);
+    const production = hidesInternals(options.env, req);
     const status = statusOf(err);
     log?.(err, `${req.originalMethod ?? req.method} ${pathnameOf(req.originalUrl || req.url || '/')} -> ${status}`);
     if (res.headersSent) {
@@ -78,6 +81,14 @@ export function errorHandler(options: ErrorHandlerOptions = {}) {
     if (req.method === 'HEAD') res.end();
     else res.end(body);
   };
+}
+
+/**
+ * Production if any source says so: the handler's option, the app's env (`createApp({ env })`,
+ * `app.set('env', …)`) or NODE_ENV. A development setting in one never reveals what another hides.
+ */
+function hidesInternals(env: string | undefined, req: Request): boolean {
+  return env === 'production' || process.env.NODE_ENV === 'production' || req.app?.get('env') === 'production';
 }
 
 function htmlPage(status: number, message: string, stack: string | undefined): string {

@@ -38,13 +38,15 @@ export function urlencoded(options: UrlencodedOptions = {}) {
   const parameterLimit = nonNegativeInteger('parameterLimit', options.parameterLimit, 1000);
   const depth = nonNegativeInteger('depth', options.depth, 5);
   return bodyParser('urlencoded', options, 'application/x-www-form-urlencoded', (text) => {
-    if (countParameters(text, parameterLimit) > parameterLimit) {
+    const count = countParameters(text, parameterLimit);
+    if (count > parameterLimit) {
       throw new HttpError(413, `Too many parameters (limit ${parameterLimit})`, {
         code: 'ROA_ERR_TOO_MANY_PARAMETERS',
         extensions: { parameterLimit },
       });
     }
-    return extended ? parseQuery(text, { depth, parameterLimit }) : parseFlat(text);
+    // As body-parser: arrays as long as the form has fields, and never shorter than 100.
+    return extended ? parseQuery(text, { depth, parameterLimit, arrayLimit: Math.max(100, count) }) : parseFlat(text);
   });
 }
 

@@ -121,9 +121,13 @@ export class RouterCore {
     let protohost = '';
     let sync = 0;
     let path = pathnameOf(req.url ?? '/');
-    const filter = this.filterFor(req.method ?? 'GET', path);
-    const first = filter === undefined ? undefined : matcher.firstIndexed(path, filter);
-    let candidates: readonly Candidate[] = first ?? matcher.lookup(path, filter, this.accepts);
+    // The method the candidates were narrowed to (undefined: not narrowed). A layer may change
+    // req.method (methodOverride()); then the routes dropped for the old one are looked up again.
+    let filtered = this.filterFor(req.method ?? 'GET', path);
+    // Express decides on entry whether this router answers an automatic OPTIONS.
+    const answersOptions = req.method === 'OPTIONS';
+    const first = filtered === undefined ? undefined : matcher.firstIndexed(path, filtered);
+    let candidates: readonly Candidate[] = first ?? matcher.lookup(path, filtered, this.accepts);
     // A one-candidate start from the first-route search is a prefix: the rest is looked up if it passes.
     let complete = candidates.length !== 1 || candidates[0]!.params === undefined;
     let ci = 0;
@@ -144,30 +148,32 @@ export class RouterCore {
       }
       if (layerError === 'router') {
         // Leaving this router (`finish` is a plain function: no second closure per request).
-        setImmediate(finish, req, res, out, undefined, parentUrl, parentNext, parentParams, options);
+        setImmediate(finish, req, res, out, undefined, parentUrl, parentNext, parentParams, answersOptions ? options : undefined);
         return;
       }
       if (++sync > 100) {
         setImmediate(next, err);
         return;
       }
-      // Middleware may rewrite req.url; then the index is asked again for the layers after this one.
+      // Read per step: methodOverride() may change req.method between layers.
+      const method = req.method ?? 'GET';
+      // A layer may rewrite req.url or req.method; then the index is asked again for the layers
+      // after the last one tried (Express matches every later layer against the changed request).
       const current = pathnameOf(req.url ?? '/');
-      if (current !== path) {
+      if (current !== path || (filtered !== undefined && method !== filtered)) {
         path = current;
         candidates = NO_CANDIDATES;
         complete = false;
         ci = 0;
       }
-      // Read per step: methodOverride() may change req.method between layers.
-      const method = req.method ?? 'GET';
       let layer: Layer | undefined;
       let params: Record<string, string | undefined> | undefined;
       let layerPath = '';
       for (;;) {
         if (ci === candidates.length) {
           if (complete) break;
-          candidates = after(matcher.lookup(path, this.filterFor(req.method ?? 'GET', path), this.accepts), lastIndex);
+          filtered = this.filterFor(method, path);
+          candidates = after(matcher.lookup(path, filtered, this.accepts), lastIndex);
           complete = true;
           ci = 0;
           continue;
@@ -224,10 +230,10 @@ export class RouterCore {
         break;
       }
       if (layer === undefined) {
-        finish(req, res, out, layerError, parentUrl, parentNext, parentParams, options);
+        finish(req, res, out, layerError, parentUrl, parentNext, parentParams, answersOptions ? options : undefined);
         return;
       }
-      req.params = mergeParams ? { ...parentParams, ...params } : params!;
+      req.params = mergeParams ? mergeParentParams(params!, parentParams) : params!;
       req.next = next;
       if (layer.route !== undefined) {
         layer.route.dispatch(req, res, next);
@@ -280,6 +286,34 @@ function after(candidates: readonly Candidate[], lastIndex: number): readonly Ca
   let i = 0;
   while (i < candidates.length && candidates[i]!.index <= lastIndex) i++;
   return i === 0 ? candidates : candidates.slice(i);
+}
+
+/**
+ * A child's params over its parent's (`mergeParams`). When both have positional params the
+ * child's are numbered after the parent's, as Express 4 does: parent `{0:'12'}` and child
+ * `{0:'abc'}` give `{0:'12', 1:'abc'}`.
+ */
+function mergeParentParams(params: Params, parent: Params): Params {
+  if (!('0' in params) || !('0' in parent)) return { ...parent, ...params };
+  let own = 0;
+  while (own in params) own++;
+  let offset = 0;
+  while (offset in parent) offset++;
+  const merged: Params = { ...parent };
+  for (const key in params) {
+    if (!isPositionBelow(key, own)) merged[key] = params[key];
+  }
+  // After the keys above: a shifted value lands on a higher position the child also had.
+  for (let i = 0; i < own; i++) merged[i + offset] = params[i];
+  return merged;
+}
+
+type Params = Record<string, string | undefined>;
+
+/** `key` is a canonical array index below `limit` (`'0'`, `'1'`, … not `'01'`). */
+function isPositionBelow(key: string, limit: number): boolean {
+  const n = Number(key);
+  return Number.isInteger(n) && n >= 0 && n < limit && String(n) === key;
 }
 
 /** Throws the 400 a malformed escape gives, as decoding would. */

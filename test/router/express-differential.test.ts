@@ -7,7 +7,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
+import fc from 'fast-check';
 import { createApp } from '../../src/app.js';
+import { methodOverride } from '../../src/middleware/method-override.js';
+import { urlencoded } from '../../src/middleware/urlencoded.js';
 import { Router } from '../../src/router/router.js';
 import { request, withServer, type Servable, type SimpleResponse } from '../helpers/server.js';
 
@@ -17,6 +20,8 @@ process.env.NODE_ENV = 'test';
 type Next = (err?: unknown) => void;
 interface Req {
   params: Record<string, unknown>;
+  url: string;
+  body?: unknown;
   baseUrl: string;
   path: string;
   originalUrl: string;
@@ -69,6 +74,11 @@ interface Scenario {
   options?: { strict?: boolean; caseSensitive?: boolean };
   define(kit: Kit): void;
   requests: Array<[method: string, path: string]>;
+}
+
+/** `name=0&name=1&…` with `n` values. */
+function repeated(name: string, n: number): string {
+  return Array.from({ length: n }, (_, i) => `${name}=${i}`).join('&');
 }
 
 const SCENARIOS: Scenario[] = [
@@ -294,6 +304,45 @@ const SCENARIOS: Scenario[] = [
     },
     requests: [['HEAD', '/h'], ['GET', '/h'], ['OPTIONS', '/h'], ['OPTIONS', '/o'], ['OPTIONS', '/any'], ['DELETE', '/any'], ['OPTIONS', '/g'], ['OPTIONS', '/g/1'], ['PATCH', '/g']],
   },
+  {
+    name: 'positional params of mergeParams children renumbered after the parent\'s',
+    define({ app, router }) {
+      const rx = router({ mergeParams: true });
+      rx.get(/^\/(\w+)$/, reply('rx-child'));
+      rx.get('/named/:n', reply('rx-named'));
+      rx.get('*', reply('rx-star'));
+      app.use(/^\/rx\/(\d+)/, rx);
+      const star = router({ mergeParams: true });
+      star.get('/*/:x', reply('star-child'));
+      app.use('/files/*', (req, _res, next) => {
+        // Express 4 (path-to-regexp 0.1) keeps a mount's `*` as param 0 of the mount's params.
+        ((_res.locals.trail ??= []) as string[]).push(JSON.stringify(req.params));
+        next();
+      });
+      app.use('/s/:k', star);
+      const two = router({ mergeParams: true });
+      two.get(/^\/(\w)(\w)$/, reply('two'));
+      app.use(/^\/two\/(\d)(\d)/, two);
+      const plain = router();
+      plain.get('*', reply('plain-star'));
+      app.use(/^\/plain\/(\d+)/, plain);
+    },
+    requests: [
+      ['GET', '/rx/12/abc'], ['GET', '/rx/12/named/q'], ['GET', '/rx/12/a/b/c'], ['GET', '/s/k1/a/b/c'], ['GET', '/files/a/b'],
+      ['GET', '/two/12/xy'], ['GET', '/plain/5/z/y'],
+    ],
+  },
+  {
+    name: 'repeated and indexed query values (qs array limits)',
+    define({ app }) {
+      app.get('/q', (req, res) => res.json(req.query));
+    },
+    requests: [
+      ['GET', `/q?${repeated('ids', 21)}`], ['GET', `/q?${repeated('ids', 25)}`], ['GET', `/q?${repeated('ids', 150)}`], ['GET', `/q?${repeated('ids', 999)}`], ['GET', `/q?${repeated('ids', 1000)}`],
+      ['GET', '/q?a[21]=x&a[0]=y'], ['GET', '/q?a[999]=x'], ['GET', '/q?a[1000]=x'], ['GET', '/q?a[1001]=x&a[2]=y'],
+      ['GET', `/q?${Array.from({ length: 25 }, (_, i) => `b[]=${i}`).join('&')}`], ['GET', '/q?c=1&c[5]=2'],
+    ],
+  },
 ];
 
 /** Once divergent (roa followed path-to-regexp 0.1.12; express@4.22 bundles 0.1.13), now equal. */
@@ -371,4 +420,145 @@ describe('roa against express@4 over HTTP', () => {
       assert.deepEqual(await fire(ours.app, scenario.requests), await fire(theirs.app, scenario.requests));
     });
   }
+});
+
+/**
+ * Layers that change `req.method` or `req.url` mid-dispatch (methodOverride, rewrites), at app
+ * level and in mounted routers, among routes defined in random order: Express 4 routes the changed
+ * request from the current position on, and so must roa (issue 24).
+ */
+describe('roa against express@4 when layers change req.method and req.url mid-dispatch', () => {
+  type Method = 'get' | 'post' | 'put' | 'delete' | 'patch' | 'all';
+  type Spec =
+    | { kind: 'route'; path: Path; method: Method; change?: Change }
+    | { kind: 'change'; mount: string | undefined; change: Change }
+    | { kind: 'router'; mount: string; mergeParams: boolean; entries: Spec[] };
+  type Change = { from: string | undefined; method?: string; url?: string };
+
+  const ROUTE_PATHS: Path[] = ['/user/:id', '/user/9', '/user/:id/edit', '/x', '/:a/:b', '/user/:id?', /^\/re\/(\d+)$/, '*', '/'];
+  const MOUNTS = ['/', '/user', '/user/:id', '/re'];
+  // Not HEAD: Express then answers a GET with a Content-Length and no body, which breaks framing.
+  const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+  const URLS = ['/user/9', '/user/7/edit', '/x', '/x?y=1', '/re/5', '/', '/user', '/9', '/edit'];
+
+  const change: fc.Arbitrary<Change> = fc.record({
+    from: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'OPTIONS'), { nil: undefined }),
+    method: fc.option(fc.constantFrom(...METHODS), { nil: undefined }),
+    url: fc.option(fc.constantFrom(...URLS), { nil: undefined }),
+  }, { requiredKeys: ['from'] });
+  const route: fc.Arbitrary<Spec> = fc.record({
+    kind: fc.constant('route' as const),
+    path: fc.constantFrom(...ROUTE_PATHS),
+    method: fc.constantFrom<Method>('get', 'post', 'put', 'put', 'delete', 'patch', 'all'),
+    change: fc.option(change, { nil: undefined, freq: 4 }),
+  });
+  const changer: fc.Arbitrary<Spec> = fc.record({
+    kind: fc.constant('change' as const),
+    mount: fc.option(fc.constantFrom(...MOUNTS), { nil: undefined }),
+    change,
+  });
+  const flat = fc.oneof({ weight: 3, arbitrary: route }, { weight: 2, arbitrary: changer });
+  const mounted: fc.Arbitrary<Spec> = fc.record({
+    kind: fc.constant('router' as const),
+    mount: fc.constantFrom(...MOUNTS),
+    mergeParams: fc.boolean(),
+    entries: fc.array(flat, { maxLength: 6 }),
+  });
+  const table = fc.array(fc.oneof({ weight: 4, arbitrary: flat }, { weight: 1, arbitrary: mounted }), { minLength: 1, maxLength: 12 });
+  const requests = fc.array(fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'OPTIONS', 'HEAD'), fc.constantFrom(...URLS, '/user/9/edit', '/re/x')), { minLength: 1, maxLength: 4 });
+
+  /** Records the step, then applies the change when the request has the `from` method. */
+  const step = (tag: string, c: Change | undefined): Handler => (req, res, next) => {
+    ((res.locals.trail ??= []) as string[]).push(`${tag} ${req.method} ${req.url} ${req.baseUrl} ${JSON.stringify(req.params)}`);
+    if (c !== undefined && (c.from === undefined || req.method === c.from)) {
+      if (c.method !== undefined) req.method = c.method;
+      if (c.url !== undefined) req.url = c.url;
+    }
+    next();
+  };
+
+  function build(kit: Kit, target: AnyRouter, specs: readonly Spec[], prefix: string): void {
+    specs.forEach((s, i) => {
+      const tag = `${prefix}${i}`;
+      if (s.kind === 'route') (target as unknown as Record<Method, (p: Path, ...h: Handler[]) => AnyRouter>)[s.method].call(target, s.path, step(tag, s.change));
+      else if (s.kind === 'change') {
+        if (s.mount === undefined) target.use(step(tag, s.change));
+        else target.use(s.mount, step(tag, s.change));
+      } else {
+        const child = kit.router({ mergeParams: s.mergeParams });
+        build(kit, child, s.entries, `${tag}.`);
+        target.use(s.mount, child);
+      }
+    });
+  }
+
+  const respond: Handler = (req, res) => {
+    res.json({ method: req.method, url: req.url, params: req.params, trail: res.locals.trail ?? [] });
+  };
+
+  it('runs the same layers with the same method, url and params (random tables)', async () => {
+    let changed = 0;
+    await fc.assert(fc.asyncProperty(table, requests, fc.boolean(), async (specs, reqs, answerAtEnd) => {
+      const theirs = expressKit();
+      const ours = roaKit();
+      for (const { kit } of [theirs, ours]) {
+        build(kit, kit.app, specs, '');
+        if (answerAtEnd) kit.app.use(respond);
+      }
+      const want = await fire(theirs.app, reqs);
+      const got = await fire(ours.app, reqs);
+      reqs.forEach(([method, path], i) => {
+        assert.deepEqual(got[i], want[i], `${method} ${path}`);
+        const body = want[i]!.body as { method?: string; url?: string } | undefined;
+        if (body?.method !== undefined && (body.method !== method || body.url !== path)) changed++;
+      });
+    }), { seed: 2024, numRuns: 150 });
+    // The property is only worth something if requests really were rewritten on their way.
+    assert.ok(changed > 40, `only ${changed} requests were changed mid-dispatch`);
+  });
+
+  it('routes a form POST overridden to PUT to a PUT route defined before the POST route', async () => {
+    const expressOverride: Handler = (req, _res, next) => {
+      const body = req.body as Record<string, unknown> | undefined;
+      if (req.method === 'POST' && typeof body?._method === 'string') req.method = body._method.toUpperCase();
+      next();
+    };
+    const theirs = expressKit();
+    const ours = roaKit();
+    theirs.kit.app.use(express.urlencoded({ extended: true }) as unknown as Handler, expressOverride);
+    ours.kit.app.use(urlencoded() as unknown as Handler, methodOverride() as unknown as Handler);
+    for (const { kit } of [theirs, ours]) {
+      const users = kit.router();
+      users.delete('/:id', reply('router-delete'));
+      users.post('/:id', reply('router-post'));
+      kit.app.put('/user/:id', reply('put'));
+      kit.app.post('/user/:id', reply('post'));
+      kit.app.use('/users', users);
+    }
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const cases = [['/user/9', '_method=PUT'], ['/user/9', 'a=1'], ['/users/4', '_method=DELETE'], ['/users/4', '_method=patch']] as const;
+    for (const [path, body] of cases) {
+      const [want, got] = await Promise.all([theirs.app, ours.app].map((app) =>
+        withServer(app, async (base) => observe(await request(base, 'POST', path, { headers: form, body }), 'POST'))));
+      assert.deepEqual(got, want, `POST ${path} ${body}`);
+    }
+  });
+
+  it('keeps repeated and indexed form values as express.urlencoded does', async () => {
+    const theirs = expressKit();
+    const ours = roaKit();
+    theirs.kit.app.use(express.urlencoded({ extended: true }) as unknown as Handler);
+    ours.kit.app.use(urlencoded() as unknown as Handler);
+    for (const { kit } of [theirs, ours]) kit.app.post('/f', (req, res) => res.json(req.body));
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const bodies = [
+      repeated('ids', 21), repeated('ids', 25), repeated('ids', 150), repeated('ids', 1000), 'a[21]=x&a[0]=y', 'a[99]=x', 'a[100]=x&a[1]=y',
+      `${repeated('n', 120)}&a[110]=x`, 'c=1&c[5]=2', Array.from({ length: 30 }, (_, i) => `b[]=${i}`).join('&'),
+    ];
+    for (const body of bodies) {
+      const [want, got] = await Promise.all([theirs.app, ours.app].map((app) =>
+        withServer(app, async (base) => observe(await request(base, 'POST', '/f', { headers: form, body }), 'POST'))));
+      assert.deepEqual(got, want, body.slice(0, 60));
+    }
+  });
 });
