@@ -30,9 +30,17 @@ export function sendProblem(res: ServerResponse, err: HttpError, cacheStatus: st
   res.end(body);
 }
 
-/** 502: the origin could not be reached or broke the connection. */
-export function badGateway(detail: string): HttpError {
-  return new HttpError(502, 'Bad Gateway', { code: 'ROA_ERR_UPSTREAM_UNREACHABLE', extensions: { detail } });
+/**
+ * 502: the origin could not be reached or broke the connection. `reason` (the socket error, which
+ * names the origin's address) is the operator's, for the log: the client gets a fixed detail, since
+ * the internal address is none of its business.
+ */
+export function badGateway(reason: string): HttpError {
+  return new HttpError(502, 'Bad Gateway', {
+    code: 'ROA_ERR_UPSTREAM_UNREACHABLE',
+    extensions: { detail: 'The origin server could not be reached' },
+    cause: reason,
+  });
 }
 
 /** 504: the origin did not answer in time (or `only-if-cached` found nothing, RFC 9111 §5.2.1.7). */
