@@ -3,8 +3,11 @@
  * createApp: an Express-4-shaped application that is also a node request listener.
  */
 import http, { type IncomingMessage, type Server, ServerResponse } from 'node:http';
-import { adoptRequest, Request, type NextFunction } from './http/request.js';
+import { adoptRequest, AWAITING_CONTINUE, Request, type NextFunction } from './http/request.js';
 import { answerClientError } from './http/client-error.js';
+import { hostProblem } from './http/host.js';
+import { checkMaxDrainBytes, closeUnlessRead } from './http/unread-body.js';
+import { HttpError } from './errors/http-error.js';
 import { adoptResponse, Response } from './http/response.js';
 import { finalHandler } from './final-handler.js';
 import { flushPerTurn, requestStarted } from './http/turn-flush.js';
@@ -26,6 +29,12 @@ export interface AppOptions {
    * at its end (http/turn-flush), default true; false writes each at `res.end()`, as node does.
    */
   flushPerTurn?: boolean;
+  /**
+   * Servers from `listen`/`createServer`: a response sent before the request's body arrived keeps
+   * the connection only when at most this many body bytes are left to drain (default 64 KiB);
+   * otherwise it closes it (http/unread-body).
+   */
+  maxDrainBytes?: number;
 }
 
 export interface App extends Omit<RouterCore, 'get' | 'use' | 'route' | 'handle'> {
@@ -67,6 +76,7 @@ export function createApp(options: AppOptions = {}): App {
   const routerOptions: RouterOptions = { strict: options.strict, caseSensitive: options.caseSensitive };
   const router = Router(routerOptions);
   const env = options.env ?? process.env.NODE_ENV ?? 'development';
+  const maxDrainBytes = checkMaxDrainBytes(options.maxDrainBytes);
 
   const app = function (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void {
     app.handle(req, res, next);
@@ -125,9 +135,35 @@ export function createApp(options: AppOptions = {}): App {
     };
   }
 
+  // The request listener of roa's own servers: connection-level rules, then the app.
+  const serve = (req: Request, res: Response): void => {
+    const problem = hostProblem(req);
+    if (problem !== undefined) {
+      requestStarted();
+      // RFC 9112 §3.2: 400; the connection closes, since the message may not mean what it seems.
+      const err = new HttpError(400, problem, { code: 'ROA_ERR_INVALID_HOST', headers: { Connection: 'close' } });
+      req.res = res;
+      appFinal(err, req, res);
+      return;
+    }
+    closeUnlessRead(req, res, maxDrainBytes);
+    app.handle(req, res);
+  };
+  // RFC 9110 §10.1.1: `100 Continue` is owed only once something reads the body (http/body or a
+  // stream reader); a request refused on its headers gets its final status alone.
+  const serveExpectingContinue = (req: Request, res: Response): void => {
+    req[AWAITING_CONTINUE] = res;
+    serve(req, res);
+  };
+
   app.createServer = (serverOptions = {}) => {
-    const server = http.createServer({ ...serverOptions, IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse }, app);
+    const server = http.createServer(
+      // Host is checked by `serve`, which answers with a problem rather than node's bare 400.
+      { requireHostHeader: false, ...serverOptions, IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse },
+      serve as unknown as http.RequestListener,
+    );
     if (options.flushPerTurn !== false) server.on('connection', flushPerTurn);
+    server.on('checkContinue', serveExpectingContinue);
     server.on('clientError', answerClientError);
     return server as unknown as Server;
   };

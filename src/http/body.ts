@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { HttpError } from '../errors/http-error.js';
-import { BODY_ABORTED, BODY_SINK, type BodySink, type Request } from './request.js';
+import { BODY_ABORTED, BODY_SINK, continueIfAwaited, type BodySink, type Request } from './request.js';
 
 export interface ReadBodyOptions {
   /** Largest body accepted, in bytes or as `100kb` (default 100 KiB) → 413. */
@@ -162,7 +162,8 @@ function startRead(req: Request, limit: number, timeoutMs: number, done: BodyCal
   assertIdentityEncoding(req.headers['content-encoding']);
   const declared = req.headers['content-length'];
   const expected = declared === undefined ? undefined : Number(declared);
-  // Refuse before reading a byte; node discards the unread body once the response is sent.
+  // Refuse before reading a byte: after the response the unread body is drained only up to a bound,
+  // past it the connection closes (http/unread-body).
   if (expected !== undefined && expected > limit) throw tooLarge(limit);
   if (expected === 0 || !hasBody(req)) {
     req.rawBody = Buffer.alloc(0);
@@ -172,6 +173,8 @@ function startRead(req: Request, limit: number, timeoutMs: number, done: BodyCal
   if (req.readableEnded) {
     throw new HttpError(500, 'The request body was already consumed without http/body', { code: 'ROA_ERR_BODY_CONSUMED' });
   }
+  // Only now, with the declared length within the limit, is the client asked for the body.
+  continueIfAwaited(req);
   if (canTakeFromParser(req)) takeFromParser(req, limit, expected, timeoutMs, done);
   else readWithListeners(req, limit, expected, timeoutMs, done);
 }

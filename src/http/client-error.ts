@@ -4,7 +4,7 @@
  * the size limit, a byte not allowed in a request line or a field, a request that took too long)
  * with a problem+json body like every other refusal, instead of node's bare status line.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PROBLEM_TYPE_BASE } from '../errors/problem.js';
 
@@ -33,20 +33,78 @@ export function clientErrorResponse(code: string | undefined, head = false): str
   );
 }
 
+/** Set once a socket's parser error is being answered: the parser repeats it for every later chunk. */
+const ANSWERING = Symbol('roa.answeringClientError');
+
+/** The node internals this listener reads: the response owning the socket, and the parser's message. */
+type ServerSocket = Duplex & {
+  [ANSWERING]?: boolean;
+  _httpMessage?: ServerResponse | null;
+  parser?: { incoming?: IncomingMessage | null } | null;
+};
+
 /**
- * A `clientError` listener for http.Server. Like node's default it stays silent when the peer is
- * gone or a response has started on the wire (raw bytes would corrupt it), and the connection
- * does not outlive the answer.
+ * A `clientError` listener for http.Server. Requests pipelined ahead of the refused one were parsed
+ * and dispatched already: their responses go first, in order (RFC 9112 §9.3.2), then the problem,
+ * then the connection closes. The refused bytes may be the body of a dispatched request (a bad
+ * chunk): that request gets the problem in place of its response if that has not started, else
+ * the connection is cut, as node does, since raw bytes would corrupt a response on the wire.
  * @example
  *   server.on('clientError', answerClientError);
  */
-export function answerClientError(err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: { _headerSent?: boolean } | null })._httpMessage;
-  if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable || inFlight?._headerSent === true) {
+export function answerClientError(err: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number }, socket: Duplex): void {
+  const s = socket as ServerSocket;
+  if (s[ANSWERING] === true) return;
+  s[ANSWERING] = true;
+  if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable) {
     socket.destroy();
     return;
   }
-  // The method is known only from the bytes the parser refused (when the request line came in them).
-  const head = err.rawPacket !== undefined && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
-  socket.end(clientErrorResponse(err.code, head), () => socket.destroy());
+  const incoming = s.parser?.incoming;
+  const broken = incoming != null && !incoming.complete ? incoming : undefined;
+  const head = broken !== undefined ? broken.method === 'HEAD' : refusedIsHead(err);
+  afterEarlierResponses(s, broken, () => socket.end(clientErrorResponse(err.code, head), () => socket.destroy()));
+}
+
+/**
+ * Runs `answer` once every response ahead of the refused request has been handed to the socket
+ * (node assigns the socket to each pipelined response in turn; 'finish' follows its last write).
+ */
+function afterEarlierResponses(socket: ServerSocket, broken: IncomingMessage | undefined, answer: () => void): void {
+  const step = (): void => {
+    // A response with `Connection: close`, or the peer, ended the connection: nothing more to say.
+    if (socket.destroyed || !socket.writable) return;
+    const current = socket._httpMessage;
+    if (current == null || (current.req === broken && !current.headersSent)) {
+      answer();
+      return;
+    }
+    if (current.req === broken) {
+      socket.destroy();
+      return;
+    }
+    let waited = false;
+    const next = (): void => {
+      if (waited) return;
+      waited = true;
+      step();
+    };
+    current.once('finish', next);
+    current.once('close', next);
+  };
+  step();
+}
+
+/**
+ * Whether the refused request is a HEAD (its answer then has no body). Without a message object the
+ * method is known only from the raw bytes: the refused request starts after the last header
+ * section that ended before the error (a request pipelined ahead of it), else at the packet start.
+ */
+function refusedIsHead(err: { rawPacket?: Buffer; bytesParsed?: number }): boolean {
+  const packet = err.rawPacket;
+  if (packet === undefined) return false;
+  const upTo = typeof err.bytesParsed === 'number' ? Math.min(err.bytesParsed, packet.length) : packet.length;
+  const ended = packet.subarray(0, upTo).lastIndexOf('\r\n\r\n');
+  const start = ended === -1 ? 0 : ended + 4;
+  return packet.subarray(start, start + 5).toString('latin1') === 'HEAD ';
 }

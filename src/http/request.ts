@@ -4,7 +4,7 @@
  * The server is created with this class (`http.createServer({ IncomingMessage: Request })`), so no
  * prototype is swapped per request; `adoptRequest` covers apps mounted on a plain node server.
  */
-import { IncomingMessage } from 'node:http';
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { parseQuery, type ParsedQuery } from './query.js';
 import type { Response } from './response.js';
@@ -21,6 +21,19 @@ export type BodySink = (chunk: Buffer | null | typeof BODY_ABORTED) => void;
 
 /** Set when `_dump` found nothing to drain and nobody to tell: the stream's ending waits for a listener. */
 const END_DEFERRED = Symbol('roa.endDeferred');
+
+/**
+ * The response that owes `100 Continue` once the body is read (RFC 9110 §10.1.1): set by the
+ * server's `checkContinue` listener, so a request refused on its headers alone gets only its final
+ * status, and the client never sends a body nobody wants.
+ */
+export const AWAITING_CONTINUE = Symbol('roa.awaitingContinue');
+
+/** The response whose keep-alive http/unread-body withdrew until this request's body has arrived. */
+export const KEEP_ALIVE_WHEN_READ = Symbol('roa.keepAliveWhenRead');
+
+/** Body bytes still allowed to be drained after the response (http/unread-body); past them the connection is cut. */
+export const DRAIN_LEFT = Symbol('roa.drainLeft');
 
 export class Request extends IncomingMessage {
   /** Route parameters of the layer being run (named, and positional `0`, `1`, ...). */
@@ -49,6 +62,9 @@ export class Request extends IncomingMessage {
   declare private _queryFor: string | undefined;
   declare [BODY_SINK]: BodySink | undefined;
   declare [END_DEFERRED]: boolean;
+  declare [AWAITING_CONTINUE]: ServerResponse | undefined;
+  declare [KEEP_ALIVE_WHEN_READ]: ServerResponse | undefined;
+  declare [DRAIN_LEFT]: number | undefined;
   declare _dumped: boolean;
 
   constructor(socket: Socket) {
@@ -64,6 +80,8 @@ export class Request extends IncomingMessage {
    * (draining, 'close') runs as usual.
    */
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
+    if (chunk === null && this[KEEP_ALIVE_WHEN_READ] !== undefined) bodyArrived(this);
+    if (chunk !== null && this[DRAIN_LEFT] !== undefined && !this.drained(chunk as Buffer)) return false;
     const sink = this[BODY_SINK];
     if (sink === undefined) return super.push(chunk, encoding);
     if (chunk === null) {
@@ -74,6 +92,26 @@ export class Request extends IncomingMessage {
     }
     sink(chunk as Buffer);
     return true;
+  }
+
+  /** Counts a chunk drained after the response; false (and the connection is cut) past the bound. */
+  private drained(chunk: Buffer): boolean {
+    const left = this[DRAIN_LEFT]! - chunk.length;
+    if (left >= 0) {
+      this[DRAIN_LEFT] = left;
+      return true;
+    }
+    this[DRAIN_LEFT] = undefined;
+    // Not from inside node's parser callback: the socket goes once the current chunk is parsed.
+    const socket = this.socket;
+    process.nextTick(() => socket.destroy());
+    return false;
+  }
+
+  /** Someone reads the stream: the client waiting for `100 Continue` may now send the body. */
+  override _read(size: number): void {
+    if (this[AWAITING_CONTINUE] !== undefined) continueIfAwaited(this);
+    super._read(size);
   }
 
   /** A request destroyed before its body completed (client gone, socket error) tells the sink. */
@@ -256,4 +294,25 @@ function initRequest(r: Request): void {
   fields._queryFor = undefined;
   r[BODY_SINK] = undefined;
   r[END_DEFERRED] = false;
+  r[AWAITING_CONTINUE] = undefined;
+  r[KEEP_ALIVE_WHEN_READ] = undefined;
+  r[DRAIN_LEFT] = undefined;
+}
+
+/**
+ * Sends the `100 Continue` the client waits for (RFC 9110 §10.1.1), once, and only while no final
+ * response has started: after one, the client must not be invited to send the body.
+ */
+export function continueIfAwaited(req: Request): void {
+  const res = req[AWAITING_CONTINUE];
+  if (res === undefined) return;
+  req[AWAITING_CONTINUE] = undefined;
+  if (!res.headersSent && !res.writableEnded) res.writeContinue();
+}
+
+/** The whole body arrived before the response started: draining is no longer needed, keep-alive returns. */
+function bodyArrived(req: Request): void {
+  const res = req[KEEP_ALIVE_WHEN_READ]!;
+  req[KEEP_ALIVE_WHEN_READ] = undefined;
+  if (!res.headersSent) res.shouldKeepAlive = true;
 }

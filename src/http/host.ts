@@ -1,0 +1,45 @@
+/**
+ * @module http/host
+ * The Host header field check of RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request
+ * without Host, and to any request with more than one Host line or an invalid Host value.
+ */
+import type { IncomingMessage } from 'node:http';
+import { isIPv6 } from 'node:net';
+
+/**
+ * RFC 9110 §7.2: Host = uri-host [ ":" port ], with uri-host from RFC 3986 §3.2.2: an IP-literal
+ * in brackets, or a reg-name (which covers IPv4address) of unreserved, sub-delims and
+ * pct-encoded characters. An empty reg-name is refused: roa's targets always have an authority.
+ */
+const HOST = /^(?:\[([^\]]*)\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)(?::[0-9]*)?$/;
+/** RFC 3986 §3.2.2: IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ). */
+const IP_FUTURE = /^v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/;
+
+/** True when `value` is a valid, non-empty Host field value. */
+export function isValidHost(value: string): boolean {
+  const m = HOST.exec(value);
+  if (m === null) return false;
+  const literal = m[1];
+  return literal === undefined || isIPv6(literal) || IP_FUTURE.test(literal);
+}
+
+/**
+ * Why the request's Host is unacceptable, or undefined when it is fine. node keeps only the first
+ * of repeated Host lines in `headers`, so duplicates are counted in `rawHeaders`.
+ * @example
+ *   if (hostProblem(req) !== undefined) refuse(400)
+ */
+export function hostProblem(req: IncomingMessage): string | undefined {
+  const raw = req.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  if (count > 1) return 'The request has more than one Host header field';
+  const host = req.headers.host;
+  if (host === undefined) {
+    return req.httpVersionMajor === 1 && req.httpVersionMinor === 0 ? undefined : 'An HTTP/1.1 request needs a Host header field';
+  }
+  return isValidHost(host) ? undefined : 'The Host header field is not a valid authority';
+}
