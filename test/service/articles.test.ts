@@ -212,7 +212,7 @@ describe('article service', () => {
     assert.equal(problem.status, 422);
     const fields = problem.errors.map((e: { field: string }) => e.field).sort();
     assert.deepEqual(fields, ['price.amount', 'price.currency', 'title']);
-    const tooPrecise = await send(svc.base, 'POST', '/articles', { headers: xmlHeaders(editor), body: XML.replace('9.90', '1.23456') });
+    const tooPrecise = await send(svc.base, 'POST', '/articles', { headers: xmlHeaders(editor), body: XML.replace('9.90', '1.1234567890123456789') });
     assert.equal(tooPrecise.status, 422);
     const after = await send(svc.base, 'GET', '/articles?limit=100', { headers: { accept: 'application/json' } });
     assert.equal(JSON.parse(after.text).articles.length, count);

@@ -67,6 +67,24 @@ export function storeContract(
         assert.deepEqual(await store.getArticleById(a.id), a);
       });
 
+      it('keeps prices of 30 integer and 18 fraction digits exactly, through create, put and replace (issue 24)', async () => {
+        for (const amount of ['12345678901234567890.99', '0.000001', '123456789012345678901234567890.123456789012345678', '9.90', '0']) {
+          const created = await store.createArticle(input('Exact', amount), 'ann');
+          assert.equal(created.price.amount, amount);
+          assert.equal((await store.getArticleById(created.id))!.price.amount, amount);
+          const slug = uniq('exact');
+          const put = await store.putArticleBySlug(slug, input('Exact', amount), 'ann');
+          assert.equal(put.status, 'created');
+          assert.equal((await store.getArticleBySlug(slug))!.price.amount, amount);
+          const replaced = await store.replaceArticle(created.id, input('Exact again', amount));
+          assert.equal(replaced.status, 'replaced');
+          assert.equal((await store.getArticleById(created.id))!.price.amount, amount);
+        }
+        // Text, not a number: trailing zeros are digits the client chose.
+        const trailing = await store.createArticle(input('Zeros', '1.000000000000000000'), 'ann');
+        assert.equal((await store.getArticleById(trailing.id))!.price.amount, '1.000000000000000000');
+      });
+
       it('gives identical content the identical etag, and different content a different one', async () => {
         const a = await store.createArticle(tea, 'ann');
         const b = await store.createArticle(tea, 'bob');

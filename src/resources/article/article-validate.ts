@@ -1,13 +1,16 @@
 /**
  * @module resources/article/article-validate
- * Validation of article input: title 1–200 characters, price an exact decimal with up to 18
- * integer and 4 fraction digits, currency an ISO-4217-shaped lower-case code. Never a float.
+ * Validation of article input: title 1–200 characters of text XML can carry, price an exact
+ * decimal with up to 30 integer and 18 fraction digits, currency an ISO-4217-shaped lower-case
+ * code. Never a float.
  */
 import { HttpError } from '../../errors/http-error.js';
 import { hasXmlForbiddenChar } from '../../http/xml-text.js';
 import type { ArticleInput } from '../../storage/store.js';
 
-const AMOUNT = /^\d{1,18}(?:\.\d{1,4})?$/;
+// Kept as text end to end (TEXT columns in both databases): the digits the client sent are the
+// digits stored and shown, trailing zeros included.
+const AMOUNT = /^\d{1,30}(?:\.\d{1,18})?$/;
 const CURRENCY = /^[a-z]{3}$/;
 const FIELDS = new Set(['title', 'price']);
 const PRICE_FIELDS = new Set(['amount', 'currency']);
@@ -41,10 +44,12 @@ export function validateArticle(body: unknown): ArticleInput {
     amount = p.amount;
     currency = p.currency;
     if (typeof amount === 'number') {
-      // A JSON number has already lost its digits (9.90 → 9.9): only text keeps them exact.
+      // A JSON number has already lost its digits (9.90 → 9.9, 20 digits → a double) by the time
+      // JSON.parse hands it over, and Node 20's JSON.parse gives a reviver no source text: only a
+      // string keeps them exact, so every number is refused rather than some silently rounded.
       errors.push({ field: 'price.amount', message: 'must be a string of decimal digits such as "9.90", not a number' });
     } else if (typeof amount !== 'string' || !AMOUNT.test(amount)) {
-      errors.push({ field: 'price.amount', message: 'must be a non-negative decimal with up to 18 integer and 4 fraction digits' });
+      errors.push({ field: 'price.amount', message: 'must be a non-negative decimal with up to 30 integer and 18 fraction digits' });
     }
     if (typeof currency !== 'string' || !CURRENCY.test(currency)) {
       errors.push({ field: 'price.currency', message: 'must be a three-letter lower-case ISO 4217 code such as "eur"' });
