@@ -145,11 +145,16 @@ describe('adversarial request targets', () => {
       ['upper case', (n) => '/REPOS/' + 'A'.repeat(n) + '/B/ISSUES/1'],
     ];
     for (const [name, make] of shapes) {
-      const small = timeDispatch(app, make(1_024));
-      const large = timeDispatch(app, make(16_384));
-      // 16x the input: linear is ~16x; allow generous noise but catch quadratic (~256x).
-      if (process.env.ROA_DEBUG_RATIOS) console.log(name, small.toFixed(3), large.toFixed(3), (large / small).toFixed(1));
-      assert.ok(large / small < 40, `${name}: 16x longer path took ${(large / small).toFixed(1)}x as long`);
+      // 16x the input: linear is ~16x, quadratic ~256x. A busy machine can stall either run, so
+      // the best of a few attempts counts: noise inflates some ratios, a quadratic cost all of them.
+      let best = Infinity;
+      for (let attempt = 0; attempt < 5 && best >= 40; attempt++) {
+        const small = timeDispatch(app, make(1_024));
+        const large = timeDispatch(app, make(16_384));
+        if (process.env.ROA_DEBUG_RATIOS) console.log(name, small.toFixed(3), large.toFixed(3), (large / small).toFixed(1));
+        best = Math.min(best, large / small);
+      }
+      assert.ok(best < 40, `${name}: 16x longer path took ${best.toFixed(1)}x as long`);
     }
   });
 });
@@ -171,7 +176,7 @@ function timeDispatch(app: App, path: string): number {
     }
     samples.push(performance.now() - start);
   }
-  samples.sort((a, b) => a - b);
-  // A floor keeps the ratio meaningful when the small case is below timer resolution.
-  return Math.max(samples[rounds >> 1]!, 0.05);
+  // The fastest round is the one least disturbed by other processes; a floor keeps the ratio
+  // meaningful when the small case is below timer resolution.
+  return Math.max(Math.min(...samples), 0.05);
 }
