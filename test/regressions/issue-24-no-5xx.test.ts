@@ -19,6 +19,9 @@ const INTERNAL = [
   /Cannot read propert|undefined is not|is not a function|Maximum call stack/,
 ];
 
+/** Text put into malformed bodies: a production error must not quote the client's body back. */
+const MARKER = 'ZQXJ-body-excerpt';
+
 interface OddRequest {
   name: string;
   /** Request line target. */
@@ -28,6 +31,8 @@ interface OddRequest {
   body?: string | Buffer;
   /** Raw bytes instead of a built request. */
   raw?: string;
+  /** A closed connection without a response is an acceptable answer. */
+  closeOk?: boolean;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -93,14 +98,20 @@ function oddRequests(auth: string): OddRequest[] {
     { name: 'TRACE', target: '/articles', method: 'TRACE' },
     { name: 'PROPFIND', target: '/articles', method: 'PROPFIND' },
     { name: 'M-SEARCH', target: '*', method: 'M-SEARCH' },
-    { name: 'CONNECT', target: '127.0.0.1:1', method: 'CONNECT' },
+    // Node closes a CONNECT nobody listens for without an answer: no 5xx, so it may (closeOk).
+    { name: 'CONNECT', target: '127.0.0.1:1', method: 'CONNECT', closeOk: true },
     { name: 'unknown method', target: '/articles', method: 'BREW' },
     { name: 'lower-case method', target: '/articles', method: 'get' },
     { name: 'PURGE of a bad path', target: '/%E0%A4%A', method: 'PURGE' },
     { name: 'override to GET', target: '/articles', method: 'POST', headers: authed({ 'content-type': FORM }), body: '_method=GET' },
     { name: 'override header of junk', target: '/article/1', method: 'POST', headers: authed({ 'x-http-method-override': '\u0000,DELETE' }) },
     // Bodies.
-    { name: 'truncated JSON', target: '/articles', method: 'POST', headers: authed({ 'content-type': JSON_TYPE }), body: '{"title":' },
+    { name: 'truncated JSON', target: '/articles', method: 'POST', headers: authed({ 'content-type': JSON_TYPE }), body: `{"title":"${MARKER}` },
+    { name: 'JSON syntax error after text', target: '/articles', method: 'POST', headers: authed({ 'content-type': JSON_TYPE }), body: `{"title":"${MARKER}" "x"}` },
+    { name: 'JSON lone surrogate', target: '/articles', method: 'POST', headers: authed({ 'content-type': JSON_TYPE }), body: '{"title":"\\ud800","price":{"amount":"1.00","currency":"eur"}}' },
+    { name: 'JSON U+FFFF and C0', target: '/articles', method: 'POST', headers: authed({ 'content-type': JSON_TYPE, accept: XML_TYPE }), body: '{"title":"\\uffff\\u0001","price":{"amount":"1.00","currency":"eur"}}' },
+    { name: 'XML-preferring client, control bytes in the path', target: '/articles/%01%0B%EF%BF%BF', headers: { accept: 'application/problem+xml, application/xml' } },
+    { name: 'XML syntax error after text', target: '/articles', method: 'POST', headers: authed({ 'content-type': XML_TYPE }), body: `<article><title>${MARKER}</title><` },
     { name: 'deep JSON', target: '/articles', method: 'POST', headers: authed({ 'content-type': JSON_TYPE }), body: deepJson },
     { name: 'JSON of wrong shapes', target: '/articles', method: 'POST', headers: authed({ 'content-type': JSON_TYPE }), body: '{"title":{"a":1},"price":[1e309]}' },
     { name: 'JSON price 1e309', target: '/articles', method: 'POST', headers: authed({ 'content-type': JSON_TYPE }), body: '{"title":"t","price":{"amount":1e309,"currency":"eur"}}' },
@@ -154,9 +165,9 @@ function bytesOf(r: OddRequest, host: string): Buffer {
 }
 
 function assertClean(where: string, r: OddRequest, status: number, text: string, also: RegExp[] = []): void {
-  assert.ok(status > 0, `${where} ${r.name}: no response at all`);
+  assert.ok(status > 0 || r.closeOk === true, `${where} ${r.name}: no response at all`);
   assert.ok(status < 500, `${where} ${r.name}: ${status}\n${text.slice(0, 600)}`);
-  for (const pattern of [...INTERNAL, ...also]) {
+  for (const pattern of [...INTERNAL, new RegExp(MARKER), ...also]) {
     assert.doesNotMatch(text, pattern, `${where} ${r.name}: the response shows internal text\n${text.slice(0, 600)}`);
   }
 }
