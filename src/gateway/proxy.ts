@@ -14,8 +14,11 @@ import { MemoryCacheStore } from './memory-cache-store.js';
 import { badGateway, gatewayTimeout, sendProblem } from './problem.js';
 import { handlePurge } from './purge.js';
 import { buildStored, freshen, selectVariant, serveStored, varyNames, varyValues, writeHit } from './stored-response.js';
+import { requestFraming, type Framing } from './request-framing.js';
 import { Upstream, UpstreamError } from './upstream.js';
+import { HttpError } from '../errors/http-error.js';
 import { answerClientError } from '../http/client-error.js';
+import { isValidHost } from '../http/host.js';
 import { flushPerTurn, requestStarted } from '../http/turn-flush.js';
 
 export interface GatewayLogger {
@@ -98,8 +101,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
   function handle(req: IncomingMessage, res: ServerResponse): void {
     requestStarted();
     const method = req.method!;
-    if (method === 'GET' || method === 'HEAD') {
-      const kind = scanRequest(req.rawHeaders);
+    const bodiless = method === 'GET' || method === 'HEAD';
+    const kind = scanRequest(req.rawHeaders, req.httpVersionMinor !== 0, bodiless);
+    if (kind >= INVALID_HOST) {
+      refuse(res, kind as Refusal);
+      return;
+    }
+    if (bodiless) {
       // Credentials make a response personal: never looked up nor stored, forwarded intact.
       if (kind === CREDENTIALS) {
         forward(req, res, 'roa; fwd=bypass; detail=credentials', false);
@@ -281,8 +289,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
         res?.destroy();
       });
       res?.on('close', () => {
-        // Keep reading a response being stored; otherwise stop the transfer.
-        if (!res.writableFinished && !storing) up.destroy();
+        if (res.writableFinished) return;
+        // Keep reading a response being stored (also when paused for a client now gone); otherwise
+        // stop the transfer, which closes the upstream connection rather than pool it half-read.
+        if (storing) up.resume();
+        else up.destroy();
       });
     }, (err: unknown) => {
       finish();
@@ -300,12 +311,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
   /** Passes a request through unchanged (any method, with its body); never stores. */
   function forward(req: IncomingMessage, res: ServerResponse, cacheStatus: string, invalidates: boolean): void {
     counters.misses++;
-    const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    // GET and HEAD get here without content: scanRequest refused any.
+    const framing = req.method === 'GET' || req.method === 'HEAD' ? undefined : requestFraming(req);
     upstream.send({
       method: req.method!,
       path: req.url!,
-      headers: upstreamHeaders(req, undefined),
-      body: hasBody ? req : undefined,
+      headers: upstreamHeaders(req, undefined, framing),
+      body: framing === undefined ? undefined : req,
       onInformation: interim(res),
     }).then((up) => {
       const status = up.statusCode ?? 502;
@@ -352,17 +364,26 @@ export function createGateway(opts: GatewayOptions): Gateway {
     sendProblem(res, e.kind === 'timeout' ? gatewayTimeout(e.message) : badGateway(e.message), 'roa; fwd=miss; detail=origin-error');
   }
 
-  /** Request fields for the origin: hop-by-hop removed, Accept normalised, Via added, validators swapped in. */
-  function upstreamHeaders(req: IncomingMessage, validate: StoredResponse | undefined): string[] {
+  /**
+   * Request fields for the origin: hop-by-hop removed, Accept normalised, Via added, validators
+   * swapped in, exactly one Host, and the body's framing as it is actually sent (`framing`, from
+   * request-framing), never the client's Content-Length line.
+   */
+  function upstreamHeaders(req: IncomingMessage, validate: StoredResponse | undefined, framing?: Framing): string[] {
     const raw = req.rawHeaders;
     const out: string[] = [];
     let listed: Set<string> | undefined;
     const connection = req.headers.connection;
     if (connection !== undefined) listed = new Set(connection.split(',').map((t) => t.trim().toLowerCase()));
     let via: string | undefined;
+    let host = false;
     for (let i = 0; i < raw.length; i += 2) {
       const lower = raw[i]!.toLowerCase();
-      if (HOP_BY_HOP_REQUEST.has(lower) || listed?.has(lower)) continue;
+      if (HOP_BY_HOP_REQUEST.has(lower) || lower === 'content-length') continue;
+      // RFC 9110 §7.6.1 lets Connection name hop-by-hop fields; Host is not one (scanRequest has
+      // checked there is exactly one), and framing is recomputed above, so neither can be dropped.
+      if (lower === 'host') host = true;
+      else if (listed?.has(lower)) continue;
       if (lower === 'via') {
         via = via === undefined ? raw[i + 1] : `${via}, ${raw[i + 1]}`;
         continue;
@@ -371,16 +392,20 @@ export function createGateway(opts: GatewayOptions): Gateway {
       if (validate !== undefined && CLIENT_CONDITIONALS.has(lower)) continue;
       out.push(raw[i]!, raw[i + 1]!);
     }
+    // RFC 9112 §3.2: an HTTP/1.0 client may leave Host out; the origin is spoken to in HTTP/1.1.
+    if (!host) out.push('Host', upstreamHost);
     out.push('Via', addVia(via, 'roa'));
     if (normalise !== undefined && req.headers.accept !== undefined) out.push('Accept', req.headers.accept);
     if (validate !== undefined) {
       if (validate.etag !== undefined) out.push('If-None-Match', validate.etag);
       if (validate.lastModified !== undefined) out.push('If-Modified-Since', validate.lastModified);
     }
+    if (framing !== undefined) out.push(framing[0], framing[1]);
     return out;
   }
 
-  const server = createServer(handle);
+  // Host is checked by scanRequest, which answers with a problem rather than node's bare 400.
+  const server = createServer({ requireHostHeader: false }, handle);
   // Hits answered in one event-loop turn leave together at its end (see http/turn-flush).
   server.on('connection', flushPerTurn);
   server.on('clientError', answerClientError);
@@ -414,41 +439,91 @@ export function createGateway(opts: GatewayOptions): Gateway {
 const PLAIN = 0;
 const SLOW = 1;
 const CREDENTIALS = 2;
+/** Refusals (400), numbered above every kind that is served. */
+const INVALID_HOST = 3;
+const CONTENT_NOT_ALLOWED = 4;
+type Refusal = typeof INVALID_HOST | typeof CONTENT_NOT_ALLOWED;
+
+/** The last Host value found valid: on the hit path a repeated value is checked by comparison alone. */
+let lastValidHost: string | undefined;
 
 /**
  * One pass over rawHeaders instead of materialising `req.headers` on the hit path: finds
- * credentials (never cached) and the fields that need the full RFC 9111 evaluation
- * (request Cache-Control/Pragma, conditionals, Range).
+ * credentials (never cached), the fields that need the full RFC 9111 evaluation (request
+ * Cache-Control/Pragma, conditionals, Range), and what the gateway refuses: a Host that is
+ * missing on HTTP/1.1, repeated or invalid (RFC 9112 §3.2), and content on GET or HEAD
+ * (`bodiless`). Such content has no defined meaning (RFC 9110 §9.3.1-2) and no place in a cache
+ * key, and forwarding it is how a body becomes the next request on a pooled connection.
  */
-function scanRequest(raw: readonly string[]): typeof PLAIN | typeof SLOW | typeof CREDENTIALS {
+function scanRequest(raw: readonly string[], hostRequired: boolean, bodiless: boolean): typeof PLAIN | typeof SLOW | typeof CREDENTIALS | Refusal {
   let kind: typeof PLAIN | typeof SLOW = PLAIN;
+  let credentials = false;
+  let content = false;
+  let hosts = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     switch (name.length) {
+      case 4:
+        if (name.toLowerCase() === 'host') {
+          const value = raw[i + 1]!;
+          if (++hosts > 1) return INVALID_HOST;
+          if (value !== lastValidHost) {
+            if (!isValidHost(value)) return INVALID_HOST;
+            lastValidHost = value;
+          }
+        }
+        break;
       case 6: {
         const l = name.toLowerCase();
-        if (l === 'cookie') return CREDENTIALS;
-        if (l === 'pragma') kind = SLOW;
+        if (l === 'cookie') credentials = true;
+        else if (l === 'pragma') kind = SLOW;
         break;
       }
       case 13: {
         const l = name.toLowerCase();
-        if (l === 'authorization') return CREDENTIALS;
-        if (l === 'cache-control' || l === 'if-none-match') kind = SLOW;
+        if (l === 'authorization') credentials = true;
+        else if (l === 'cache-control' || l === 'if-none-match') kind = SLOW;
         break;
       }
-      case 14:
-        if (name.toLowerCase() === 'authentication') return CREDENTIALS;
+      case 14: {
+        const l = name.toLowerCase();
+        if (l === 'authentication') credentials = true;
+        // node's parser has checked the digits; any non-zero one means content.
+        else if (l === 'content-length' && /[1-9]/.test(raw[i + 1]!)) content = true;
         break;
+      }
       case 5:
         if (name.toLowerCase() === 'range') kind = SLOW;
         break;
-      case 17:
-        if (name.toLowerCase() === 'if-modified-since') kind = SLOW;
+      case 17: {
+        const l = name.toLowerCase();
+        if (l === 'if-modified-since') kind = SLOW;
+        else if (l === 'transfer-encoding') content = true;
         break;
+      }
     }
   }
-  return kind;
+  if (hosts === 0 && hostRequired) return INVALID_HOST;
+  if (content && bodiless) return CONTENT_NOT_ALLOWED;
+  return credentials ? CREDENTIALS : kind;
+}
+
+/** The connection closes after a refusal: what follows on it may not be what it seems. */
+const REFUSALS: Record<Refusal, HttpError> = {
+  [INVALID_HOST]: new HttpError(400, 'Bad Request', {
+    code: 'ROA_ERR_INVALID_HOST',
+    headers: { Connection: 'close' },
+    extensions: { detail: 'A request needs exactly one Host header field holding a valid authority (RFC 9112 §3.2)' },
+  }),
+  [CONTENT_NOT_ALLOWED]: new HttpError(400, 'Bad Request', {
+    code: 'ROA_ERR_CONTENT_NOT_ALLOWED',
+    headers: { Connection: 'close' },
+    extensions: { detail: 'A GET or HEAD request must not carry content' },
+  }),
+};
+
+function refuse(res: ServerResponse, kind: Refusal): void {
+  sendProblem(res, REFUSALS[kind], 'roa; detail=refused');
 }
 
 /** Response fields for the client: the origin's, plus this hop's Via, X-Cache and Cache-Status (RFC 9211). */

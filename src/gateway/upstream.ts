@@ -3,7 +3,7 @@
  * One kept-alive connection pool to the origin; forwards a request and reports interim responses.
  */
 import { Agent, request, type IncomingMessage, type InformationEvent } from 'node:http';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 
 /** Raised when the origin cannot be reached (502) or is too slow (504). */
 export class UpstreamError extends Error {
@@ -19,7 +19,11 @@ export interface UpstreamCall {
   path: string;
   /** Flat [name, value, …] array. */
   headers: string[];
-  /** Request body to stream, or undefined for none. */
+  /**
+   * Request body to stream, or undefined for none. `headers` must carry its framing
+   * (gateway/request-framing): node writes a DELETE, OPTIONS or TRACE body bare otherwise, for the
+   * origin to read as the next request.
+   */
   body: Readable | undefined;
   onInformation?: (info: InformationEvent) => void;
 }
@@ -42,6 +46,7 @@ export class Upstream {
 
   /** Resolves with the final response (1xx go to `onInformation`); rejects with UpstreamError. */
   send(call: UpstreamCall): Promise<IncomingMessage> {
+    if (call.body !== undefined && !framed(call.headers)) throw new TypeError('gateway: a request body needs Content-Length or Transfer-Encoding');
     return new Promise((resolve, reject) => {
       const req = request({
         host: this.#host,
@@ -84,12 +89,29 @@ export class Upstream {
         settled = true;
         resolve(res);
       });
-      if (call.body === undefined) req.end();
-      else call.body.pipe(req);
+      if (call.body === undefined) {
+        req.end();
+        return;
+      }
+      call.body.pipe(req);
+      // A body cut short (the client went away) leaves the request unfinishable: drop it with its
+      // connection, which could otherwise go back to the pool owing the origin the missing bytes.
+      finished(call.body, (err) => {
+        if (err) req.destroy();
+      });
     });
   }
 
   close(): void {
     this.#agent.destroy();
   }
+}
+
+/** Whether a flat field list says how its body is framed (RFC 9112 §6.3). */
+function framed(headers: readonly string[]): boolean {
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i]!.toLowerCase();
+    if (name === 'content-length' || name === 'transfer-encoding') return true;
+  }
+  return false;
 }

@@ -3,7 +3,7 @@
  * Loopback origins, a gateway in front of them, and a raw node:http client for the gateway tests.
  */
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/index.js';
 
 export interface Origin {
@@ -90,3 +90,58 @@ export function httpDate(ms = Date.now()): string {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export interface RawReply {
+  /** Status of the first response on the connection (0 when none came). */
+  status: number;
+  /** Everything the gateway wrote before closing (or before the deadline). */
+  text: string;
+  /** The first response's content, de-chunked when it came chunked. */
+  body: string;
+}
+
+/** The content of the first response in `text` (by Content-Length, chunked, or to the end). */
+function firstBody(text: string): string {
+  const at = text.indexOf('\r\n\r\n');
+  if (at < 0) return '';
+  const head = text.slice(0, at);
+  let rest = text.slice(at + 4);
+  if (/^transfer-encoding:[^\r]*chunked/im.test(head)) {
+    let out = '';
+    for (;;) {
+      const eol = rest.indexOf('\r\n');
+      const size = parseInt(rest.slice(0, eol), 16);
+      if (eol < 0 || !(size > 0)) return out;
+      out += rest.slice(eol + 2, eol + 2 + size);
+      rest = rest.slice(eol + 4 + size);
+    }
+  }
+  const length = /^content-length:\s*(\d+)/im.exec(head);
+  return length === null ? rest : rest.slice(0, Number(length[1]));
+}
+
+/**
+ * Writes `bytes` on a fresh connection and collects what comes back until the peer closes it, or
+ * until `deadlineMs` (generous: a hung exchange shows as a timed-out reply, never a hung test).
+ * The request should say `Connection: close` so that the gateway ends the exchange.
+ */
+export function rawExchange(base: { host: string; port: number }, bytes: string | Buffer, deadlineMs = 10_000): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(base.port, base.host);
+    const chunks: Buffer[] = [];
+    const done = (): void => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('latin1');
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(text);
+      resolve({ status: m === null ? 0 : Number(m[1]), text, body: firstBody(text) });
+    };
+    const timer = setTimeout(() => socket.destroy(), deadlineMs);
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('close', done);
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      // A reset after the answer (the gateway closing a connection whose body it did not read) is fine.
+      if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE') reject(err);
+    });
+    socket.write(bytes);
+  });
+}
