@@ -6,7 +6,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { initialAge, responsePolicy, type ResponsePolicy } from './cache-rules.js';
 import type { StoredResponse } from './cache-store.js';
 import { addVia, fieldMap, flatten, passesToClient, PROXY_SPECIFIC, type Field } from './headers.js';
-import { parseHttpDate } from './http-date.js';
+import { parseEtagList, weakMatch } from '../http/etag-list.js';
+import { parseHttpDate } from '../http/http-date.js';
 
 /** RFC 9111 §4.3.4: fields a 304 must not overwrite, since the stored body is kept. */
 const NOT_UPDATED = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'content-range', 'age']);
@@ -183,8 +184,8 @@ function notModified(h: IncomingHttpHeaders, v: StoredResponse): boolean {
   const inm = h['if-none-match'];
   if (inm !== undefined) {
     if (v.etag === undefined) return false;
-    const mine = v.etag.replace(/^W\//, '');
-    return inm.trim() === '*' || inm.split(',').some((t) => t.trim().replace(/^W\//, '') === mine);
+    const tags = parseEtagList(inm)!;
+    return tags === '*' || weakMatch(tags, v.etag);
   }
   const ims = parseHttpDate(h['if-modified-since']);
   if (ims === undefined || v.lastModified === undefined) return false;

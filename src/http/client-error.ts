@@ -54,7 +54,11 @@ type ServerSocket = Duplex & {
  */
 export function answerClientError(err: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number }, socket: Duplex): void {
   const s = socket as ServerSocket;
-  if (s[ANSWERING] === true) return;
+  if (s[ANSWERING] === true) {
+    // node's request timer fired while an earlier response was still awaited: give up on it.
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
+    return;
+  }
   s[ANSWERING] = true;
   if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable) {
     socket.destroy();

@@ -15,12 +15,18 @@ const HOST = /^(?:\[([^\]]*)\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)
 /** RFC 3986 §3.2.2: IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ). */
 const IP_FUTURE = /^v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/;
 
+/** The last Host found valid: a server mostly sees the same one, and then skips the pattern. */
+let lastValid = '';
+
 /** True when `value` is a valid, non-empty Host field value. */
 export function isValidHost(value: string): boolean {
+  if (value === lastValid && value !== '') return true;
   const m = HOST.exec(value);
   if (m === null) return false;
   const literal = m[1];
-  return literal === undefined || isIPv6(literal) || IP_FUTURE.test(literal);
+  const valid = literal === undefined || isIPv6(literal) || IP_FUTURE.test(literal);
+  if (valid) lastValid = value;
+  return valid;
 }
 
 /**

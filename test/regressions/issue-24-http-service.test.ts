@@ -210,15 +210,22 @@ describe('issue 24: Host on the service (RFC 9112 §3.2)', () => {
 
 describe('issue 24: a malformed request pipelined after valid ones', () => {
   let srv: { port: number; close: () => Promise<void> };
-  before(async () => (srv = await start(routes)));
-  after(() => srv.close());
+  let unflushed: { port: number; close: () => Promise<void> };
+  before(async () => {
+    srv = await start(routes);
+    unflushed = await start(routes, { flushPerTurn: false });
+  });
+  after(async () => {
+    await srv.close();
+    await unflushed.close();
+  });
 
-  async function pipeline(data: string): Promise<Message[]> {
-    const c = await RawClient.open(srv.port);
+  async function pipeline(data: string, port = srv.port): Promise<{ text: string; msgs: Message[] }> {
+    const c = await RawClient.open(port);
     try {
       c.write(data);
       await c.closedByServer();
-      return c.messages();
+      return { text: c.text, msgs: c.messages() };
     } finally {
       c.destroy();
     }
@@ -227,20 +234,31 @@ describe('issue 24: a malformed request pipelined after valid ones', () => {
   const BAD_LINE = 'GET /x HTTP/1.1\r\nHost: x\r\nBad\x7fName: y\r\n\r\n';
 
   it('answers the valid request first (200), then the 400, then closes', async () => {
-    const msgs = await pipeline('GET /a HTTP/1.1\r\nHost: x\r\n\r\n' + BAD_LINE);
+    const { msgs } = await pipeline('GET /a HTTP/1.1\r\nHost: x\r\n\r\n' + BAD_LINE);
     assert.deepEqual(msgs.map((m) => m.status), [200, 400]);
     assert.equal(msgs[0]!.body, 'a');
     assert.match(msgs[1]!.headers['content-type'] ?? '', /^application\/problem\+json/);
   });
 
+  it('does the same when responses are written at res.end() (flushPerTurn: false)', async () => {
+    const { msgs } = await pipeline('GET /a HTTP/1.1\r\nHost: x\r\n\r\n' + BAD_LINE, unflushed.port);
+    assert.deepEqual(msgs.map((m) => m.status), [200, 400]);
+  });
+
+  it('leaves the body out of the 400 when the refused request is a HEAD behind a valid one', async () => {
+    const { text } = await pipeline('GET /a HTTP/1.1\r\nHost: x\r\n\r\nHEAD /x HTTP/1.1\r\nHost: x\r\nBad\x7fName: y\r\n\r\n');
+    // The 400 to a HEAD has a Content-Length but no body, so the text ends with its header section.
+    assert.match(text, /^HTTP\/1\.1 200 [^]*\r\n\r\naHTTP\/1\.1 400 [^]*\r\n\r\n$/);
+  });
+
   it('waits for a handler that answers in a later turn', async () => {
-    const msgs = await pipeline('GET /later HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n' + BAD_LINE);
+    const { msgs } = await pipeline('GET /later HTTP/1.1\r\nHost: x\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n' + BAD_LINE);
     assert.deepEqual(msgs.map((m) => [m.status, m.body.slice(0, 5)]), [[200, 'later'], [200, 'a'], [400, '{"typ']]);
   });
 
   it('answers the valid request when the error is in the next request\'s chunked body', async () => {
     const bad = 'POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n';
-    const msgs = await pipeline('GET /a HTTP/1.1\r\nHost: x\r\n\r\n' + bad);
+    const { msgs } = await pipeline('GET /a HTTP/1.1\r\nHost: x\r\n\r\n' + bad);
     assert.equal(msgs[0]!.status, 200);
     assert.equal(msgs[0]!.body, 'a');
     assert.equal(msgs.length, 2);
