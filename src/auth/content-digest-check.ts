@@ -1,26 +1,37 @@
 /** @module auth/content-digest-check Parses an RFC 9530 Content-Digest field and checks it against a body. */
 import { createHash } from 'node:crypto';
+import { parseDictionary } from 'structured-headers';
 import { HttpError } from '../errors/http-error.js';
 import { safeEqual } from './safe-equal.js';
 
-const SUPPORTED: Record<string, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' };
-// One Dictionary member (RFC 8941 §3.2) whose value is a Byte Sequence (§3.3.5). Parameters are legal
-// syntax and carry nothing RFC 9530 defines, so they are allowed and ignored (bare items without commas).
-const MEMBER_RE = /^([a-z*][a-z0-9_.*-]*)=:([A-Za-z0-9+/]*={0,2}):(?:; *[a-z*][a-z0-9_.*-]*(?:=(?:"(?:[^"\\,]|\\["\\])*"|[^;,"\s]+))?)*$/;
+// A Map, not an object literal: a member named `constructor` must not find Object.prototype's.
+const SUPPORTED = new Map([['sha-256', 'sha256'], ['sha-512', 'sha512']]);
 
 export interface ParsedDigest {
   algorithm: string;
   value: Buffer;
 }
 
-/** The digests in a Content-Digest value that roa can check; throws 400 when malformed or none supported. */
+/**
+ * The digests in a Content-Digest value that roa can check; throws 400 when malformed or none
+ * supported. The field is a Structured Field Dictionary (RFC 9530 §2, RFC 9651 §3.2), parsed by
+ * `structured-headers`: a repeated key keeps its last value, and parameters (which RFC 9530
+ * defines none of) and members of algorithms roa does not know may hold any valid item.
+ */
 export function parseContentDigest(field: string): ParsedDigest[] {
+  let dict: ReturnType<typeof parseDictionary>;
+  try {
+    dict = parseDictionary(field);
+  } catch {
+    throw malformed();
+  }
   const out: ParsedDigest[] = [];
-  for (const raw of field.split(',')) {
-    const m = MEMBER_RE.exec(raw.trim());
-    if (m === null) throw new HttpError(400, 'Malformed Content-Digest', { code: 'ROA_ERR_MALFORMED_CONTENT_DIGEST' });
+  for (const [algorithm, [value]] of dict) {
     // RFC 9530 §2: recipients ignore algorithms they do not support.
-    if (SUPPORTED[m[1]!] !== undefined) out.push({ algorithm: m[1]!, value: Buffer.from(m[2]!, 'base64') });
+    if (!SUPPORTED.has(algorithm)) continue;
+    // A supported algorithm's digest is a Byte Sequence (RFC 9651 §3.3.5); anything else is malformed.
+    if (!(value instanceof ArrayBuffer)) throw malformed();
+    out.push({ algorithm, value: Buffer.from(value) });
   }
   if (out.length === 0) {
     throw new HttpError(400, 'Content-Digest has no supported algorithm (sha-256, sha-512)', {
@@ -35,9 +46,13 @@ export function parseContentDigest(field: string): ParsedDigest[] {
 /** Throws 400 unless every supported digest matches the body. */
 export function checkContentDigest(digests: ParsedDigest[], body: Uint8Array): void {
   for (const d of digests) {
-    const actual = createHash(SUPPORTED[d.algorithm]!).update(body).digest();
+    const actual = createHash(SUPPORTED.get(d.algorithm)!).update(body).digest();
     if (!safeEqual(actual, d.value)) {
       throw new HttpError(400, 'Content-Digest does not match the body', { code: 'ROA_ERR_CONTENT_DIGEST_MISMATCH' });
     }
   }
+}
+
+function malformed(): HttpError {
+  return new HttpError(400, 'Malformed Content-Digest', { code: 'ROA_ERR_MALFORMED_CONTENT_DIGEST' });
 }

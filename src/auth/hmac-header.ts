@@ -5,6 +5,7 @@
  */
 import { NONCE_CHAR_RE, NONCE_MAX_LENGTH, NONCE_MIN_LENGTH } from '../client/string-to-sign.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
+import { parseImfFixdate as parseHttpImfFixdate } from '../http/http-date.js';
 
 /** The parts of `hmac <user>:<digest>` / `hmac <user>:<nonce>:<digest>`. */
 export interface ParsedHmacHeader {
@@ -107,8 +108,6 @@ export function parseHmacHeader(header: string, challenge: string): ParsedHmacHe
   return { user: header.slice(start, first), nonce, digest: header.slice(last + 1) };
 }
 
-const IMF_FIXDATE_RE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-
 // Clients sign with the current second, so under load most requests carry the Date the previous
 // one did: the last valid value is remembered (one entry, no growth).
 let lastDateText = '';
@@ -117,9 +116,8 @@ let lastDateMs = 0;
 /** Milliseconds of a strict IMF-fixdate (weekday must agree with the date), else undefined. */
 export function parseImfFixdate(value: string): number | undefined {
   if (value === lastDateText) return lastDateMs;
-  if (!IMF_FIXDATE_RE.test(value)) return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms) || new Date(ms).toUTCString() !== value) return undefined;
+  const ms = parseHttpImfFixdate(value);
+  if (ms === undefined) return undefined;
   lastDateText = value;
   lastDateMs = ms;
   return ms;

@@ -4,7 +4,8 @@
  * authorization server metadata (RFC 8414) and, in JWT mode, the JWK Set.
  */
 import { HttpError, methodNotAllowed } from '../errors/http-error.js';
-import { charsetOf, readRawBody } from '../http/body.js';
+import { readRawBody } from '../http/body.js';
+import { isUtf8Charset, parseContentType } from '../http/content-type.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { Router } from '../router/router.js';
@@ -127,11 +128,12 @@ export function metadata(service: OAuthTokenService): Record<string, unknown> {
 /** The form body (RFC 6749 §3.2: application/x-www-form-urlencoded, no repeated parameters). */
 async function readForm(req: Request): Promise<URLSearchParams> {
   const contentType = req.headers['content-type'] ?? '';
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw invalidRequest('The body must be application/x-www-form-urlencoded');
+  const parsed = parseContentType(contentType);
+  if (parsed === undefined && contentType !== '') throw invalidRequest('Malformed Content-Type');
+  if (parsed?.type !== 'application/x-www-form-urlencoded') throw invalidRequest('The body must be application/x-www-form-urlencoded');
   // RFC 6749 Appendix B: the form is UTF-8; a body declared in another charset would be misread.
-  const charset = charsetOf(contentType);
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'us-ascii') throw invalidRequest(`The form must be UTF-8, not ${charset}`);
+  const charset = parsed.parameters.charset;
+  if (!isUtf8Charset(charset)) throw invalidRequest(`The form must be UTF-8, not ${charset!.toLowerCase()}`);
   let raw: Buffer;
   try {
     raw = await readRawBody(req, { limit: FORM_LIMIT });

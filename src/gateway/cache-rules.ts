@@ -4,7 +4,7 @@
  */
 import CachePolicy from 'http-cache-semantics';
 import { fieldNamesOf, parseAge, parseCacheControl, parseDeltaSeconds, type Directives } from './cache-control.js';
-import { parseHttpDate } from './http-date.js';
+import { parseHttpDate } from '../http/http-date.js';
 import { parseSfDictionary } from './structured-field.js';
 
 /** RFC 9110 §15.1: statuses that are heuristically cacheable. */

@@ -307,26 +307,8 @@ export function assertIdentityEncoding(header: string | undefined): void {
   }
 }
 
-/** The charset parameter of a Content-Type (lower-cased, unquoted), or undefined. */
-export function charsetOf(contentType: string | undefined): string | undefined {
-  const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(contentType ?? '');
-  const value = m?.[1] ?? m?.[2];
-  return value?.toLowerCase();
-}
-
-const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii']);
-
-/**
- * Text bodies are read as UTF-8 (US-ASCII is a subset); any other charset is refused with 415
- * rather than silently misread. A missing charset means UTF-8 (RFC 8259 §8.1 for JSON).
- */
-export function assertUtf8(contentType: string | undefined): void {
-  if (contentType === undefined || contentType.indexOf(';') === -1) return;
-  const charset = charsetOf(contentType);
-  if (charset !== undefined && !UTF8_NAMES.has(charset)) {
-    throw new HttpError(415, `Unsupported charset ${charset}; use utf-8`, { code: 'ROA_ERR_UNSUPPORTED_CHARSET' });
-  }
-}
+// The Content-Type checks live with the one Content-Type parser.
+export { assertUtf8, charsetOf } from './content-type.js';
 
 /**
  * Decodes a body as UTF-8; malformed byte sequences → 400 `ROA_ERR_INVALID_UTF8` (never U+FFFD);

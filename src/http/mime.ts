@@ -2,6 +2,7 @@
  * @module http/mime
  * Short names for the media types handlers name most (`res.type('json')`), as Express does.
  */
+import { parseContentType, requestMediaType } from './content-type.js';
 
 const SHORT_NAMES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -32,7 +33,7 @@ const SHORT_NAMES: Record<string, string> = {
  */
 export function contentTypeFor(type: string): string {
   if (type.includes('/')) {
-    if (/^text\/|\+xml|\/xml|\+json|\/json|javascript/i.test(type) && !/;\s*charset=/i.test(type)) {
+    if (/^text\/|\+xml|\/xml|\+json|\/json|javascript/i.test(type) && parseContentType(type)?.parameters.charset === undefined) {
       return type + '; charset=utf-8';
     }
     return type;
@@ -41,18 +42,8 @@ export function contentTypeFor(type: string): string {
   return SHORT_NAMES[short.toLowerCase()] ?? 'application/octet-stream';
 }
 
-/** The bare media type of a Content-Type value, lower-cased: `Text/HTML; charset=x` -> `text/html`. */
-export function mediaTypeOf(contentType: string | undefined): string {
-  if (!contentType) return '';
-  // Clients send few distinct Content-Type values: remember them rather than re-slice each time.
-  let media = MEDIA_TYPES.get(contentType);
-  if (media === undefined) {
-    const semi = contentType.indexOf(';');
-    media = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-    if (MEDIA_TYPES.size >= 256) MEDIA_TYPES.clear();
-    MEDIA_TYPES.set(contentType, media);
-  }
-  return media;
-}
-
-const MEDIA_TYPES = new Map<string, string>();
+/**
+ * The bare media type of a request's Content-Type, lower-cased: `Text/HTML; charset=x` -> `text/html`;
+ * '' when absent. Throws 400 `ROA_ERR_MALFORMED_CONTENT_TYPE` for a value that is not a media-type.
+ */
+export const mediaTypeOf: (contentType: string | undefined) => string = requestMediaType;

@@ -6,6 +6,8 @@
  */
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import typeis from 'type-is';
+import { parseContentType } from './content-type.js';
 import { parseQuery, type ParsedQuery } from './query.js';
 import type { Response } from './response.js';
 
@@ -225,29 +227,17 @@ export class Request extends IncomingMessage {
     return this.get(name);
   }
 
-  /** True when the request's Content-Type is one of `types` (`json`, `application/*`, ...). */
+  /**
+   * The first of `types` (`json`, `application/*`, `+json`) the request's Content-Type matches, as
+   * type-is (Express's `req.is`) answers it; false without a (well-formed) Content-Type.
+   */
   is(...types: string[]): string | false {
     const ct = this.headers['content-type'];
-    if (!ct) return false;
-    const media = ct.split(';')[0]!.trim().toLowerCase();
-    for (const t of types) {
-      const want = t.includes('/') ? t.toLowerCase() : SHORT_IS[t] ?? t;
-      if (want === media) return t;
-      if (want.endsWith('/*') && media.startsWith(want.slice(0, -1))) return t;
-      if (want.startsWith('*/') && media.endsWith(want.slice(1))) return t;
-      if (want[0] === '+' && media.endsWith(want)) return t;
-    }
-    return false;
+    const parsed = ct === undefined ? undefined : parseContentType(ct);
+    if (parsed === undefined) return false;
+    return typeis.is(parsed.type, types.flat()) || false;
   }
 }
-
-const SHORT_IS: Record<string, string> = {
-  json: 'application/json',
-  urlencoded: 'application/x-www-form-urlencoded',
-  xml: 'application/xml',
-  html: 'text/html',
-  text: 'text/plain',
-};
 
 /** The path of a request target: drops the query, and scheme+authority of an absolute-form target. */
 export function pathnameOf(url: string): string {

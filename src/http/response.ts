@@ -3,6 +3,8 @@
  * The response object handlers receive: node's ServerResponse plus Express 4's senders.
  */
 import { ServerResponse, STATUS_CODES } from 'node:http';
+import encodeUrl from 'encodeurl';
+import appendVary from 'vary';
 import { HttpError } from '../errors/http-error.js';
 import { negotiate } from './accepts.js';
 import { contentTypeFor } from './mime.js';
@@ -59,24 +61,18 @@ export class Response extends ServerResponse<Request> {
     return this;
   }
 
-  /** Adds a field to `Vary` once. */
-  vary(field: string): this {
-    const prev = this.getHeader('Vary');
-    if (prev === undefined || prev === '') {
-      this.setHeader('Vary', field);
-      return this;
-    }
-    const list = String(prev);
-    if (list === '*') return this;
-    const lower = field.toLowerCase();
-    if (list.split(',').some((f) => f.trim().toLowerCase() === lower)) return this;
-    this.setHeader('Vary', list + ', ' + field);
+  /** Adds fields to `Vary`, each once, case-insensitively (the `vary` package, as Express does). */
+  vary(field: string | readonly string[]): this {
+    appendVary(this, field as string | string[]);
     return this;
   }
 
-  /** Sets `Location`. */
+  /**
+   * Sets `Location`, percent-encoding what a URL may not hold but leaving existing escapes alone
+   * (`encodeurl`, as Express does); a lone surrogate becomes U+FFFD instead of throwing.
+   */
   location(url: string): this {
-    this.setHeader('Location', encodeURI(url).replace(/%25([0-9A-Fa-f]{2})/g, '%$1'));
+    this.setHeader('Location', encodeUrl(url));
     return this;
   }
 

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAge, parseCacheControl, parseDeltaSeconds } from '../../src/gateway/cache-control.js';
 import { requestDirectives, responsePolicy, reuse, initialAge, type Freshness } from '../../src/gateway/cache-rules.js';
-import { parseHttpDate } from '../../src/gateway/http-date.js';
+import { parseHttpDate } from '../../src/http/http-date.js';
 
 const NONE = requestDirectives(undefined, undefined);
 const now = Math.floor(Date.now() / 1000) * 1000;

@@ -6,6 +6,7 @@ import { HttpError } from '../../errors/http-error.js';
 import { parseQuery } from '../../http/query.js';
 import type { Article } from '../../storage/store.js';
 import { decodeUtf8 } from '../../http/body.js';
+import { parseJson } from '../../http/json-parse.js';
 import { escapeXml, parseXml, type XmlElement } from '../representations/xml.js';
 import type { BodyFormat, View } from '../resource.js';
 
@@ -75,12 +76,7 @@ function priceOf(element: XmlElement): Record<string, unknown> {
 function jsonBody(raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
   const text = decodeUtf8(raw);
-  try {
-    return JSON.parse(text, (key, value: unknown) =>
-      key === '__proto__' || key === 'constructor' || key === 'prototype' ? undefined : value);
-  } catch (err) {
-    throw new HttpError(400, `Malformed JSON: ${(err as Error).message}`, { code: 'ROA_ERR_MALFORMED_JSON' });
-  }
+  return parseJson(text);
 }
 
 /** HTML forms: `title=T&price[amount]=9.99&price[currency]=eur` (and `_method` for overrides). */
