@@ -13,7 +13,7 @@ import { generateHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/se
 import { signRequest } from '../../src/client/index.js';
 import type { HttpError } from '../../src/errors/http-error.js';
 import type { Request } from '../../src/http/request.js';
-import { dropRedisPrefix, redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
+import { dropRedisPrefix, redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
 import { MemoryAuthStore } from './memory-store.js';
 
 const REDIS_URL = TEST_REDIS_URL;
@@ -49,7 +49,10 @@ describe('StoreNonceStore', () => {
   });
 });
 
-describe('RedisNonceStore', { skip: skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
+const redisSkip = skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`);
+
+describe('RedisNonceStore', () => {
+  const { it, after } = suiteNeeding(redisSkip);
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:`;
   const store = createRedisNonceStore(REDIS_URL, { prefix });
   const admin = createClient({ url: REDIS_URL });

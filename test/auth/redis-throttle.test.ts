@@ -4,12 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
-import { dropRedisPrefix, redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
+import { dropRedisPrefix, redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
 
 const REDIS_URL = TEST_REDIS_URL;
 
 
-describe('RedisFailureThrottle', { skip: skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
+const redisSkip = skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`);
+
+describe('RedisFailureThrottle', () => {
+  const { it, after } = suiteNeeding(redisSkip);
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:throttle:`;
   // Two instances of the service, one Redis.
   const a = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000 });

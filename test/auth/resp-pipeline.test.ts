@@ -11,7 +11,7 @@ import { createClient } from 'redis';
 import { encodeCommand, RedisReplyError, RespPipeline } from '../../src/auth/resp-pipeline.js';
 import { createRedisNonceStore } from '../../src/auth/redis-nonce-store.js';
 import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';
-import { skipReason } from '../helpers/services.js';
+import { skipReason, suiteNeeding } from '../helpers/services.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /**
@@ -310,7 +310,10 @@ describe('RespPipeline', () => {
 
 const haveRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 
-describe('RespPipeline on a redis-server over a Unix socket', { skip: skipReason(haveRedisServer, 'no redis-server binary on PATH') }, () => {
+const redisServerSkip = skipReason(haveRedisServer, 'no redis-server binary on PATH');
+
+describe('RespPipeline on a redis-server over a Unix socket', () => {
+  const { it } = suiteNeeding(redisServerSkip);
   it('records nonces: the first use is fresh, the second is not', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-redis-'));
     const path = join(dir, 'redis.sock');
@@ -337,7 +340,10 @@ describe('RespPipeline on a redis-server over a Unix socket', { skip: skipReason
   });
 });
 
-describe('RespPipeline on Redis', { skip: skipReason(await reachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
+const redisSkip = skipReason(await reachable(), `Redis not reachable at ${REDIS_URL}`);
+
+describe('RespPipeline on Redis', () => {
+  const { it, after } = suiteNeeding(redisSkip);
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:`;
   const admin = createClient({ url: REDIS_URL });
   admin.on('error', () => {});

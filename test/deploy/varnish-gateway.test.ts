@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { skipReason } from '../helpers/services.js';
+import { skipReason, suiteNeeding } from '../helpers/services.js';
 import { startVarnish, varnishAvailable } from '../helpers/varnish.js';
 import type { VarnishInstance } from '../helpers/varnish.js';
 import { Purger } from '../../src/gateway/purger.js';
@@ -63,7 +63,8 @@ async function send(base: string, path: string, init: { method?: string; headers
   return { status: res.status, xCache: res.headers.get('x-cache'), headers: res.headers, body };
 }
 
-describe('Varnish with deploy/varnish/roa.vcl', { skip }, () => {
+describe('Varnish with deploy/varnish/roa.vcl', () => {
+  const { it, before, after } = suiteNeeding(skip);
   let origin: Awaited<ReturnType<typeof startOrigin>>;
   let cache: VarnishInstance;
 

@@ -5,7 +5,7 @@
  */
 import { Socket } from 'node:net';
 import type { createClient } from 'redis';
-import type { TestContext } from 'node:test';
+import { after, afterEach, before, beforeEach, it, type TestContext } from 'node:test';
 
 /** True when absent services must fail the run instead of skipping. */
 export function servicesRequired(): boolean {
@@ -24,7 +24,10 @@ export function skipOrFail(t: TestContext, reason: string): void {
   t.skip(reason);
 }
 
-/** Describe-level helper: returns a skip reason string for `describe(name, { skip })`, or throws when required. */
+/**
+ * Returns the skip reason to hand to `suiteNeeding` (false when the service is there), or throws when
+ * services are required.
+ */
 export function skipReason(available: boolean, reason: string): string | false {
   if (available) return false;
   if (servicesRequired()) {
@@ -32,6 +35,45 @@ export function skipReason(available: boolean, reason: string): string | false {
   }
   console.log(`# skipped: ${reason}`);
   return reason;
+}
+
+/** The test and hook functions a suite declares its tests with (see suiteNeeding). */
+export interface SuiteFunctions {
+  it: typeof it;
+  before: typeof before;
+  after: typeof after;
+  beforeEach: typeof beforeEach;
+  afterEach: typeof afterEach;
+}
+
+/**
+ * The functions a suite that needs a service declares its tests with, given `skipReason(...)`'s
+ * answer: node's own while the service is there; else an `it` that registers each test as skipped
+ * with the reason, and hooks that do nothing (they would reach for the missing service). Node 20
+ * reports a `describe(name, { skip })` as a skipped suite with no tests in it, so the run's
+ * `# tests` and `# skipped` counts shrank instead of showing what was not run; this keeps them.
+ * Shadow the imported names at the top of the suite:
+ * @example
+ *   const redisSkip = skipReason(await redisReachable(), 'Redis not reachable');
+ *   describe('RedisThing', () => {
+ *     const { it, after } = suiteNeeding(redisSkip);
+ *     it('works', async () => {});
+ *   });
+ */
+export function suiteNeeding(reason: string | false): SuiteFunctions {
+  if (reason === false) return { it, before, after, beforeEach, afterEach };
+  const skipped = (name: unknown, ...rest: unknown[]) => {
+    const options = typeof rest[0] === 'object' && rest[0] !== null ? rest[0] : {};
+    return it(String(name), { ...options, skip: reason }, () => {});
+  };
+  const none = () => {};
+  return {
+    it: skipped as typeof it,
+    before: none as typeof before,
+    after: none as typeof after,
+    beforeEach: none as typeof beforeEach,
+    afterEach: none as typeof afterEach,
+  };
 }
 
 /** The Redis the tests use: REDIS_URL, else the one every machine of ours runs on 6379. */

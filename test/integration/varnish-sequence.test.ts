@@ -14,7 +14,7 @@ import { startService } from '../../src/service.js';
 import type { Store } from '../../src/storage/store.js';
 import { assertNegotiatesLikeService } from './negotiation-parity.js';
 import { send, startTestService, type SimpleResponse, type TestService } from '../helpers/service.js';
-import { skipReason } from '../helpers/services.js';
+import { skipReason, suiteNeeding } from '../helpers/services.js';
 import { holdNextLoad } from './hold-load.js';
 import { startVarnish, varnishAvailable, type VarnishInstance } from '../helpers/varnish.js';
 
@@ -22,7 +22,8 @@ const skip = skipReason(varnishAvailable(), 'varnishd with vmod_xkey not install
 
 const article = (title: string, amount = '9.99') => `<article><title>${title}</title><price currency="eur">${amount}</price></article>`;
 
-describe('Varnish (shipped VCL) in front of the article service', { skip }, () => {
+describe('Varnish (shipped VCL) in front of the article service', () => {
+  const { it, before, after } = suiteNeeding(skip);
   let svc: TestService;
   let one: VarnishInstance;
   let two: VarnishInstance;

@@ -11,7 +11,7 @@ import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { describeTarget } from '../../src/storage/postgres/postgres-errors.js';
 import type { Store } from '../../src/storage/store.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
-import { skipReason } from '../helpers/services.js';
+import { skipReason, suiteNeeding } from '../helpers/services.js';
 
 const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = `roa_test_prices_${randomBytes(5).toString('hex')}`;
@@ -37,7 +37,8 @@ const bodies: Record<string, (amount: string) => string> = {
 };
 
 function priceCases(name: string, open: () => Promise<{ svc: TestService; done: () => Promise<void> }>, skip: string | false = false): void {
-  describe(`issue 24: exact prices over HTTP on ${name}`, { skip }, () => {
+  describe(`issue 24: exact prices over HTTP on ${name}`, () => {
+    const { it, before, after } = suiteNeeding(skip);
     let svc: TestService;
     let done: () => Promise<void>;
     let editor: string;

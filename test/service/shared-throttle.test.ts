@@ -10,13 +10,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { generateClientSecret } from '../../src/auth/tokens.js';
-import { redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
+import { redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
 
 const REDIS_URL = TEST_REDIS_URL;
 
 
-describe('OAuth failure throttle across instances (--redis)', { skip: skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
+const redisSkip = skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`);
+
+describe('OAuth failure throttle across instances (--redis)', () => {
+  const { it, before, after } = suiteNeeding(redisSkip);
   const dir = mkdtempSync(join(tmpdir(), 'roa-throttle-'));
   const clientId = `throttled-${randomBytes(6).toString('hex')}`;
   const { clientSecret, secretHash } = generateClientSecret();

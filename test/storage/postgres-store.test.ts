@@ -7,7 +7,7 @@ import { openStore } from '../../src/storage/open-store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { describeTarget } from '../../src/storage/postgres/postgres-errors.js';
 import { MIGRATIONS } from '../../src/storage/migrations.js';
-import { skipReason } from '../helpers/services.js';
+import { skipReason, suiteNeeding } from '../helpers/services.js';
 import { storeContract } from './store.cases.js';
 
 const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -55,7 +55,8 @@ storeContract('PostgresStore', async () => {
   };
 }, { skip });
 
-describe('PostgresStore', { skip }, () => {
+describe('PostgresStore', () => {
+  const { it, after } = suiteNeeding(skip);
   after(() => dropSchemas());
 
   it('creates its schema and keeps every table in it', async () => {

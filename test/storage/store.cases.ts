@@ -1,5 +1,6 @@
 /** @module test/storage/store.cases The contract every Store adapter must pass; each adapter's test file runs it. */
 import { after, before, describe, it } from 'node:test';
+import { suiteNeeding } from '../helpers/services.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { HttpError } from '../../src/errors/http-error.js';
@@ -41,7 +42,8 @@ export function storeContract(
   makeStore: () => Promise<StoreFixture>,
   opts: { skip?: string | false } = {},
 ): void {
-  describe(`${name}: Store contract`, { skip: opts.skip ?? false }, () => {
+  describe(`${name}: Store contract`, () => {
+    const { it, before, after } = suiteNeeding(opts.skip ?? false);
     let fx: StoreFixture;
     let store: Store;
     before(async () => {
