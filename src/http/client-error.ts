@@ -73,19 +73,31 @@ export function answerClientError(err: Error & { code?: string; rawPacket?: Buff
 /**
  * Runs `answer` once every response ahead of the refused request has been handed to the socket
  * (node assigns the socket to each pipelined response in turn; 'finish' follows its last write).
+ * When the refused bytes belong to `broken`, a dispatched request, its own response decides: not
+ * started, the problem takes its place; complete, it leaves and the connection closes without a
+ * second answer; half-written (it may wait for the body that will never come), the connection is cut.
  */
 function afterEarlierResponses(socket: ServerSocket, broken: IncomingMessage | undefined, answer: () => void): void {
+  let brokenAnswered = false;
   const step = (): void => {
     // A response with `Connection: close`, or the peer, ended the connection: nothing more to say.
     if (socket.destroyed || !socket.writable) return;
     const current = socket._httpMessage;
-    if (current == null || (current.req === broken && !current.headersSent)) {
-      answer();
+    if (current == null) {
+      if (brokenAnswered) socket.end(() => socket.destroy());
+      else answer();
       return;
     }
     if (current.req === broken) {
-      socket.destroy();
-      return;
+      if (!current.headersSent) {
+        answer();
+        return;
+      }
+      if (!current.writableEnded) {
+        socket.destroy();
+        return;
+      }
+      brokenAnswered = true;
     }
     let waited = false;
     const next = (): void => {

@@ -256,6 +256,12 @@ describe('issue 24: a malformed request pipelined after valid ones', () => {
     assert.deepEqual(msgs.map((m) => [m.status, m.body.slice(0, 5)]), [[200, 'later'], [200, 'a'], [400, '{"typ']]);
   });
 
+  it('lets out a response already given to the request whose chunked body is malformed, then closes', async () => {
+    const bad = 'POST /guarded HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n';
+    const { msgs } = await pipeline('GET /a HTTP/1.1\r\nHost: x\r\n\r\n' + bad);
+    assert.deepEqual(msgs.map((m) => m.status), [200, 401]);
+  });
+
   it('answers the valid request when the error is in the next request\'s chunked body', async () => {
     const bad = 'POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n';
     const { msgs } = await pipeline('GET /a HTTP/1.1\r\nHost: x\r\n\r\n' + bad);
