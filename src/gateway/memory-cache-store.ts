@@ -2,26 +2,41 @@
  * @module gateway/memory-cache-store
  * In-memory CacheStore bounded by bytes, evicting the least recently used key first.
  */
-import type { CacheStore, StoredResponse } from './cache-store.js';
+import type { CacheStore, StoredResponse, Variants } from './cache-store.js';
+import { keyBytes } from './entry-size.js';
+import { VariantSet } from './variant-set.js';
+
+export interface MemoryCacheStoreOptions {
+  /** Most variants kept per key (Vary); past it the least recently used variant goes. Default 16. */
+  maxVariants?: number;
+}
+
+export const DEFAULT_MAX_VARIANTS = 16;
 
 /**
  * LRU over keys: a Map keeps insertion order, and a hit re-inserts its key at the end, so the
- * first key is always the least recently used. Tags map to the keys carrying them.
+ * first key is always the least recently used. Tags map to the keys carrying them. The byte count
+ * covers keys, fields, bodies and the objects holding them (gateway/entry-size), and never
+ * exceeds `maxBytes` after a put.
  * @example
- *   const store = new MemoryCacheStore(64 * 1024 * 1024);
+ *   const store = new MemoryCacheStore(64 * 1024 * 1024, { maxVariants: 16 });
  */
 export class MemoryCacheStore implements CacheStore {
   readonly #maxBytes: number;
-  readonly #entries = new Map<string, StoredResponse[]>();
+  readonly #maxVariants: number;
+  readonly #entries = new Map<string, VariantSet>();
   readonly #tags = new Map<string, Set<string>>();
   #bytes = 0;
   #count = 0;
   /** The most recently inserted key (the Map's last one), or undefined when unknown. */
   #tail: string | undefined;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, opts: MemoryCacheStoreOptions = {}) {
     if (!(maxBytes > 0)) throw new TypeError(`MemoryCacheStore: maxBytes must be positive, got ${maxBytes}`);
+    const maxVariants = opts.maxVariants ?? DEFAULT_MAX_VARIANTS;
+    if (!Number.isInteger(maxVariants) || maxVariants < 1) throw new TypeError(`MemoryCacheStore: maxVariants must be a positive integer, got ${maxVariants}`);
     this.#maxBytes = maxBytes;
+    this.#maxVariants = maxVariants;
   }
 
   get bytes(): number {
@@ -32,7 +47,7 @@ export class MemoryCacheStore implements CacheStore {
     return this.#count;
   }
 
-  get(key: string): StoredResponse[] | undefined {
+  get(key: string): Variants | undefined {
     const variants = this.#entries.get(key);
     // Re-inserting moves the key to the LRU tail; skip it when the key already is the tail,
     // which is what a run of hits on one hot key looks like.
@@ -45,18 +60,17 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   put(res: StoredResponse): void {
-    if (res.size > this.#maxBytes) return;
+    if (res.size + keyBytes(res.key) > this.#maxBytes) return;
     let variants = this.#entries.get(res.key);
     if (variants === undefined) {
-      variants = [];
+      variants = new VariantSet();
+      this.#bytes += keyBytes(res.key);
     } else {
       this.#entries.delete(res.key);
-      const same = variants.findIndex((v) => sameVariant(v, res));
-      if (same !== -1) this.#drop(variants.splice(same, 1)[0]!);
     }
-    variants.unshift(res);
     this.#entries.set(res.key, variants);
     this.#tail = res.key;
+    for (const old of variants.add(res, this.#maxVariants)) this.#drop(old);
     this.#bytes += res.size;
     this.#count++;
     for (const tag of res.tags) {
@@ -64,33 +78,23 @@ export class MemoryCacheStore implements CacheStore {
       if (keys === undefined) this.#tags.set(tag, (keys = new Set()));
       keys.add(res.key);
     }
-    while (this.#bytes > this.#maxBytes) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done === true) break;
-      this.delete(oldest.value);
-    }
+    this.#evict(res);
   }
 
   remove(res: StoredResponse): void {
     const variants = this.#entries.get(res.key);
-    if (variants === undefined) return;
-    const at = variants.indexOf(res);
-    if (at === -1) return;
-    variants.splice(at, 1);
+    if (variants === undefined || !variants.remove(res)) return;
     this.#drop(res);
-    if (variants.length === 0) {
-      this.#entries.delete(res.key);
-      if (res.key === this.#tail) this.#tail = undefined;
-    }
+    if (variants.size === 0) this.#forget(res.key);
   }
 
   delete(key: string): number {
     const variants = this.#entries.get(key);
     if (variants === undefined) return 0;
-    this.#entries.delete(key);
-    if (key === this.#tail) this.#tail = undefined;
-    for (const v of variants) this.#drop(v);
-    return variants.length;
+    const all = [...variants.values()];
+    this.#forget(key);
+    for (const v of all) this.#drop(v);
+    return all.length;
   }
 
   deleteTag(tag: string): number {
@@ -100,7 +104,7 @@ export class MemoryCacheStore implements CacheStore {
     for (const key of [...keys]) {
       const variants = this.#entries.get(key);
       if (variants === undefined) continue;
-      for (const v of variants.filter((x) => x.tags.includes(tag))) {
+      for (const v of [...variants.values()].filter((x) => x.tags.includes(tag))) {
         this.remove(v);
         removed++;
       }
@@ -108,21 +112,39 @@ export class MemoryCacheStore implements CacheStore {
     return removed;
   }
 
+  /** Drops least recently used keys until the bound holds; `kept`'s own key goes last, and then only its older variants. */
+  #evict(kept: StoredResponse): void {
+    while (this.#bytes > this.#maxBytes) {
+      const oldest = this.#entries.keys().next().value as string;
+      if (oldest !== kept.key) {
+        this.delete(oldest);
+        continue;
+      }
+      for (const v of [...this.#entries.get(oldest)!.values()]) {
+        if (this.#bytes <= this.#maxBytes) break;
+        if (v !== kept) this.remove(v);
+      }
+      break;
+    }
+  }
+
+  #forget(key: string): void {
+    this.#entries.delete(key);
+    this.#bytes -= keyBytes(key);
+    if (key === this.#tail) this.#tail = undefined;
+  }
+
   #drop(res: StoredResponse): void {
     this.#bytes -= res.size;
     this.#count--;
+    const remaining = this.#entries.get(res.key);
     for (const tag of res.tags) {
       const keys = this.#tags.get(tag);
       if (keys === undefined) continue;
-      const still = this.#entries.get(res.key)?.some((v) => v !== res && v.tags.includes(tag)) ?? false;
+      let still = false;
+      if (remaining !== undefined) for (const v of remaining.values()) if (v !== res && v.tags.includes(tag)) still = true;
       if (!still) keys.delete(res.key);
       if (keys.size === 0) this.#tags.delete(tag);
     }
   }
-}
-
-function sameVariant(a: StoredResponse, b: StoredResponse): boolean {
-  if (a.varyValues.length !== b.varyValues.length) return false;
-  if ((a.varyNames ?? []).join() !== (b.varyNames ?? []).join()) return false;
-  return a.varyValues.every((v, i) => v === b.varyValues[i]);
 }

@@ -6,14 +6,15 @@ import { createServer, type IncomingMessage, type InformationEvent, type ServerR
 import type { AddressInfo } from 'node:net';
 import { acceptNormaliser } from './accept-normaliser.js';
 import { requestDirectives, responsePolicy, reuse, usableOnError, currentAge, type RequestDirectives } from './cache-rules.js';
-import type { CacheStore, StoredResponse } from './cache-store.js';
+import { cacheKeyer } from './cache-key.js';
+import type { CacheStore, StoredResponse, Variants } from './cache-store.js';
 import { compileCidrs, LOOPBACK_CIDRS } from './cidr.js';
 import { Generations } from './generations.js';
 import { addVia, collectFields, fieldMap, passesToClient, type Field } from './headers.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
 import { badGateway, gatewayTimeout, sendProblem } from './problem.js';
 import { handlePurge } from './purge.js';
-import { buildStored, freshen, selectVariant, serveStored, varyNames, varyValues, writeHit } from './stored-response.js';
+import { buildStored, concatBody, freshen, serveStored, varyNames, varyValues, writeHit } from './stored-response.js';
 import { requestFraming, type Framing } from './request-framing.js';
 import { Upstream, UpstreamError } from './upstream.js';
 import { HttpError } from '../errors/http-error.js';
@@ -30,8 +31,20 @@ export interface GatewayLogger {
 export interface GatewayOptions {
   /** Base URL of the origin, e.g. http://127.0.0.1:3000 */
   upstream: string;
-  /** LRU memory bound in bytes; default 64 MiB. */
+  /** LRU memory bound in bytes, counting keys, fields, bodies and per-entry objects; default 64 MiB. */
   maxBytes?: number;
+  /** Most Vary variants kept per URL, the least recently used dropped first; default 16. */
+  maxVariants?: number;
+  /**
+   * Key on the request's Host as well as its target (RFC 9111 §2). Off for the embedded gateway,
+   * which fronts its one origin; `runGateway` (`roa gateway`) turns it on.
+   */
+  keyByHost?: boolean;
+  /**
+   * Store responses that carry `Set-Cookie` (and replay the cookie to every client). Off by
+   * default, as in Varnish's built-in VCL: such a response is passed to its one client only.
+   */
+  storeSetCookie?: boolean;
   /** CIDRs allowed to PURGE; default loopback (127.0.0.0/8, ::1). */
   purgeAllow?: string[];
   /** Media types Accept is normalised to (default {@link ROA_MEDIA_TYPES}); false leaves Accept untouched. */
@@ -46,6 +59,8 @@ export interface GatewayStats {
   misses: number;
   stored: number;
   bytes: number;
+  /** Responses held now, every Vary variant counted. */
+  entries: number;
   purges: number;
 }
 
@@ -92,7 +107,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const allowed = compileCidrs(opts.purgeAllow ?? LOOPBACK_CIDRS);
   const accept = opts.normaliseAccept === undefined ? ROA_MEDIA_TYPES : opts.normaliseAccept;
   const normalise = accept === false ? undefined : acceptNormaliser(accept);
-  const store: CacheStore = new MemoryCacheStore(maxBytes);
+  const store: CacheStore = new MemoryCacheStore(maxBytes, { maxVariants: opts.maxVariants });
+  const keyOf = cacheKeyer(opts.keyByHost === true);
+  // The single-origin key needs no field, so the hit path does not materialise req.headers for it.
+  const requestKey = opts.keyByHost === true ? (req: IncomingMessage) => keyOf(req.headers.host, req.url!) : (req: IncomingMessage) => req.url!;
+  const storeSetCookie = opts.storeSetCookie === true;
   const generations = new Generations();
   const inflight = new Map<string, Promise<void>>();
   const revalidating = new WeakSet<StoredResponse>();
@@ -114,11 +133,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
         return;
       }
       if (normalise !== undefined) req.headers.accept = normalise(req.headers.accept);
-      const key = req.url!;
+      const key = requestKey(req);
       const variants = store.get(key);
       if (variants !== undefined && kind === PLAIN) {
-        const only = variants[0]!;
-        const v = variants.length === 1 && only.varyNames === undefined ? only : selectVariant(variants, req.headers);
+        const v = variants.only ?? variants.select(req.headers);
         if (v !== undefined && !v.noCache) {
           const age = v.initialAge + (Date.now() - v.responseTime) / 1000;
           if (age < v.lifetime) {
@@ -132,16 +150,16 @@ export function createGateway(opts: GatewayOptions): Gateway {
       return;
     }
     if (method === 'PURGE') {
-      handlePurge(req, res, { allowed, store, generations, onPurge: () => counters.purges++ });
+      handlePurge(req, res, { allowed, store, generations, keyOf, onPurge: () => counters.purges++ });
       return;
     }
     forward(req, res, 'roa; fwd=method', !SAFE_METHODS.has(method));
   }
 
-  function lookup(req: IncomingMessage, res: ServerResponse, key: string, variants: StoredResponse[] | undefined): void {
+  function lookup(req: IncomingMessage, res: ServerResponse, key: string, variants: Variants | undefined): void {
     const h = req.headers;
     const rd = requestDirectives(h['cache-control'], h.pragma);
-    const v = variants === undefined ? undefined : selectVariant(variants, h);
+    const v = variants?.select(h);
     const now = Date.now();
     if (v !== undefined) {
       const verdict = reuse(v, rd, now);
@@ -181,8 +199,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const pending = coalesce ? inflight.get(key) : undefined;
     if (pending !== undefined) {
       void pending.then(() => {
-        const again = store.get(key);
-        const w = again === undefined ? undefined : selectVariant(again, h);
+        const w = store.get(key)?.select(h);
         if (w !== undefined && reuse(w, rd, Date.now()) === 'fresh') {
           counters.hits++;
           serveStored(req, res, w, currentAge(w, Date.now()), 'roa; fwd=miss; collapsed');
@@ -233,10 +250,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       if (v !== undefined && status === 304 && (map.etag === undefined || v.etag === undefined || sameTag(map.etag, v.etag))) {
         up.resume();
         const updated = freshen(v, fields, requestTime, responseTime);
-        if (!generations.purgedSince(key, updated.tags, seq)) {
-          store.remove(v);
-          store.put(updated);
-        }
+        store.remove(v);
+        if (!generations.purgedSince(key, updated.tags, seq) && (storeSetCookie || map['set-cookie'] === undefined)) store.put(updated);
         finish();
         if (res !== undefined) serveStored(req, res, updated, currentAge(updated, Date.now()), `roa; fwd=${o.fwd}; fwd-status=304`);
         return;
@@ -249,7 +264,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       const policy = responsePolicy('GET', status, map, o.rd, responseTime);
       const worthKeeping = policy.lifetime > 0 || policy.swr > 0 || policy.sie > 0 || map.etag !== undefined || map['last-modified'] !== undefined;
-      let storing = policy.storable && worthKeeping;
+      // A shared response setting a cookie is passed to its one client unless configured otherwise.
+      let storing = policy.storable && worthKeeping && (storeSetCookie || map['set-cookie'] === undefined);
       if (v !== undefined && !storing) store.remove(v);
       if (res !== undefined) {
         res.writeHead(status, up.statusMessage, outgoing(fields, map.via, `roa; fwd=${o.fwd}${v !== undefined ? `; fwd-status=${status}` : ''}${storing ? '; stored' : ''}`));
@@ -272,7 +288,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       up.on('end', () => {
         if (storing) {
           const stored = buildStored({
-            key, status, statusMessage: up.statusMessage ?? '', fields, body: Buffer.concat(chunks, size), policy,
+            key, status, statusMessage: up.statusMessage ?? '', fields, body: concatBody(chunks, size), policy,
             ageHeaders: map, requestTime, responseTime,
             vary: { names: varyNames(map.vary), values: varyValues(varyNames(map.vary), req.headers) },
           });
@@ -338,7 +354,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   /** RFC 9111 §4.4: drop the target URI and same-origin Location / Content-Location. */
   function invalidate(req: IncomingMessage, map: Record<string, string>): void {
-    const key = req.url!;
+    const target = req.url!;
+    const key = requestKey(req);
     generations.purgeKey(key);
     store.delete(key);
     const host = req.headers.host ?? upstreamHost;
@@ -346,15 +363,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
       if (ref === undefined) continue;
       let url: URL;
       try {
-        url = new URL(ref, `http://${host}${key.startsWith('/') ? key : '/'}`);
+        url = new URL(ref, `http://${host}${target.startsWith('/') ? target : '/'}`);
       } catch {
         continue;
       }
       // Only the same origin: another host's responses are not this cache's to drop (§4.4).
       if (url.host !== host && url.host !== upstreamHost) continue;
-      const target = url.pathname + url.search;
-      generations.purgeKey(target);
-      store.delete(target);
+      const other = keyOf(url.host, url.pathname + url.search);
+      generations.purgeKey(other);
+      store.delete(other);
     }
   }
 
@@ -431,7 +448,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       });
     },
     stats() {
-      return { ...counters, bytes: store.bytes };
+      return { ...counters, bytes: store.bytes, entries: store.count };
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../errors/http-error.js';
+import type { CacheKeyer } from './cache-key.js';
 import type { CacheStore } from './cache-store.js';
 import type { Generations } from './generations.js';
 import { sendProblem } from './problem.js';
@@ -12,6 +13,8 @@ export interface PurgeContext {
   allowed: (address: string | undefined) => boolean;
   store: CacheStore;
   generations: Generations;
+  /** The gateway's cache key, so `PURGE /path` names what a `GET /path` to the same Host stored. */
+  keyOf: CacheKeyer;
   onPurge: () => void;
 }
 
@@ -36,7 +39,7 @@ export function handlePurge(req: IncomingMessage, res: ServerResponse, ctx: Purg
       purged += ctx.store.deleteTag(tag);
     }
   } else {
-    const key = req.url ?? '/';
+    const key = ctx.keyOf(req.headers.host, req.url ?? '/');
     ctx.generations.purgeKey(key);
     purged = ctx.store.delete(key);
   }

@@ -13,13 +13,14 @@ export interface RunGatewayOptions extends GatewayOptions {
 
 /**
  * Starts a standalone gateway. Standalone it fronts an arbitrary origin, so Accept is left
- * untouched unless `normaliseAccept` is given.
+ * untouched unless `normaliseAccept` is given, and the cache key includes the Host clients
+ * name (RFC 9111 §2) unless `keyByHost: false` is given.
  * @example
  *   const { gateway } = await runGateway({ upstream: 'http://127.0.0.1:8000', port: 8080 });
  */
 export async function runGateway(opts: RunGatewayOptions): Promise<{ gateway: Gateway; address: AddressInfo }> {
   const logger = opts.logger ?? { info: console.log, warn: console.warn, error: console.error };
-  const gateway = createGateway({ normaliseAccept: false, ...opts, logger });
+  const gateway = createGateway({ normaliseAccept: false, keyByHost: true, ...opts, logger });
   const address = await gateway.listen(opts.port, opts.host ?? '127.0.0.1');
   logger.info(`roa gateway on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} -> ${opts.upstream}`);
   return { gateway, address };

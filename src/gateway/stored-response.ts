@@ -5,14 +5,24 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { initialAge, responsePolicy, type ResponsePolicy } from './cache-rules.js';
 import type { StoredResponse } from './cache-store.js';
+import { responseBytes } from './entry-size.js';
 import { addVia, fieldMap, flatten, passesToClient, PROXY_SPECIFIC, type Field } from './headers.js';
 import { parseEtagList, weakMatch } from '../http/etag-list.js';
 import { parseHttpDate } from '../http/http-date.js';
+import { variantKey } from './variant-set.js';
 
 /** RFC 9111 §4.3.4: fields a 304 must not overwrite, since the stored body is kept. */
 const NOT_UPDATED = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'content-range', 'age']);
 
 const NO_BODY_STATUS = new Set([204, 304]);
+
+/**
+ * Fields never stored: those specific to the proxy (RFC 9111 §3.1; hop-by-hop and Connection-listed
+ * ones never get this far, see headers.collectFields) and roa's per-request diagnostics, which
+ * describe the one request that reached the origin, not the response replayed to others. `Date`
+ * is kept: it dates the stored response, and Age counts from it (RFC 9111 §4.2.3).
+ */
+const NOT_STORED = new Set([...PROXY_SPECIFIC, 'x-roa-trace']);
 
 export interface BuildInput {
   key: string;
@@ -28,10 +38,10 @@ export interface BuildInput {
   vary: { names: string[] | undefined; values: (string | undefined)[] };
 }
 
-/** Vary field names of a response (lower-cased, deduplicated), or undefined. */
+/** Vary field names of a response (lower-cased, deduplicated, sorted: their order carries no meaning), or undefined. */
 export function varyNames(vary: string | undefined): string[] | undefined {
   if (vary === undefined) return undefined;
-  const names = [...new Set(vary.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== ''))];
+  const names = [...new Set(vary.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== ''))].sort();
   return names.length === 0 ? undefined : names;
 }
 
@@ -45,23 +55,26 @@ function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** Picks the most recent variant whose Vary-nominated request fields match (RFC 9111 §4.1). */
-export function selectVariant(variants: readonly StoredResponse[], headers: IncomingHttpHeaders): StoredResponse | undefined {
-  outer: for (const v of variants) {
-    const names = v.varyNames;
-    if (names === undefined) return v;
-    for (let i = 0; i < names.length; i++) {
-      if (headerValue(headers[names[i]!]) !== v.varyValues[i]) continue outer;
-    }
-    return v;
-  }
-  return undefined;
+/**
+ * The body chunks of a response as one buffer of its own. `Buffer.concat` would take a small
+ * result from node's shared 8 KiB pool, and a stored slice keeps its whole pool slab alive.
+ */
+export function concatBody(chunks: readonly Buffer[], size: number): Buffer {
+  const body = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const c of chunks) at += c.copy(body, at);
+  return body;
+}
+
+/** `body` itself when it owns its memory, else a copy: a stored slice would pin its parent buffer. */
+function ownBody(body: Buffer): Buffer {
+  return body.byteOffset === 0 && body.buffer.byteLength === body.length ? body : concatBody([body], body.length);
 }
 
 /** Assembles a StoredResponse, precomputing the header array a hit writes. */
 export function buildStored(input: BuildInput): StoredResponse {
   const strip = new Set(input.policy.strip);
-  const fields = input.fields.filter((f) => !PROXY_SPECIFIC.has(f.lower) && !strip.has(f.lower) && f.lower !== 'age');
+  const fields = input.fields.filter((f) => !NOT_STORED.has(f.lower) && !strip.has(f.lower) && f.lower !== 'age');
   if (!NO_BODY_STATUS.has(input.status)) {
     const cl = fields.find((f) => f.lower === 'content-length');
     if (cl === undefined) fields.push({ name: 'Content-Length', lower: 'content-length', value: String(input.body.length) });
@@ -73,15 +86,13 @@ export function buildStored(input: BuildInput): StoredResponse {
     'Via', addVia(map.via, 'roa'), 'X-Cache', 'HIT', 'Cache-Status', 'roa; hit', 'Age', '0',
   ];
   const tags = `${map.xkey ?? ''} ${map['surrogate-key'] ?? ''}`.split(/[\s,]+/).filter((t) => t !== '');
-  let size = input.body.length + 256;
-  for (const s of head) size += s.length;
-  return {
+  const stored: StoredResponse = {
     key: input.key,
     status: input.status,
     statusMessage: input.statusMessage,
     fields,
     head,
-    body: input.body,
+    body: ownBody(input.body),
     responseTime: input.responseTime,
     initialAge: initialAge(input.ageHeaders, input.requestTime, input.responseTime),
     lifetime: input.policy.lifetime,
@@ -91,11 +102,14 @@ export function buildStored(input: BuildInput): StoredResponse {
     mustRevalidate: input.policy.mustRevalidate,
     varyNames: input.vary.names,
     varyValues: input.vary.values,
+    variantKey: variantKey(input.vary.names, input.vary.values),
     etag: map.etag,
     lastModified: map['last-modified'],
     tags,
-    size,
+    size: 0,
   };
+  stored.size = responseBytes(stored);
+  return stored;
 }
 
 /**
@@ -103,7 +117,7 @@ export function buildStored(input: BuildInput): StoredResponse {
  * ones) and adds the ones it introduces; freshness is recomputed from the merged fields.
  */
 export function freshen(v: StoredResponse, fields304: readonly Field[], requestTime: number, responseTime: number): StoredResponse {
-  const update = fieldMap(fields304.filter((f) => !NOT_UPDATED.has(f.lower) && !PROXY_SPECIFIC.has(f.lower)));
+  const update = fieldMap(fields304.filter((f) => !NOT_UPDATED.has(f.lower) && !NOT_STORED.has(f.lower)));
   const merged: Field[] = v.fields.map((f) => (f.lower in update ? { ...f, value: update[f.lower]! } : f));
   const present = new Set(v.fields.map((f) => f.lower));
   for (const f of fields304) {

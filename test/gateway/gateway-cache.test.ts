@@ -106,7 +106,8 @@ describe('gateway cache', () => {
   });
 
   it('removes hop-by-hop and Connection-listed fields, joins repeated fields, keeps Set-Cookie lines (RFC 9110 §7.6.1, §5.3)', async () => {
-    for (const expect of ['MISS', 'HIT']) {
+    // A response with Set-Cookie is not stored by default (issue 24), so both go to the origin.
+    for (const expect of ['MISS', 'MISS']) {
       const r = await send(gw.base, '/hop');
       assert.equal(r.headers['x-cache'], expect);
       assert.equal(r.headers['x-secret'], undefined);
