@@ -122,6 +122,11 @@ describe('issue 24: res.vary through vary, res.location through encodeurl', () =
     assert.equal(res.headers.vary, 'Accept, Origin');
   });
 
+  it('keeps Vary: * as it is', async () => {
+    const res = await answer((r) => r.vary('*').vary('Accept'));
+    assert.equal(res.headers.vary, '*');
+  });
+
   it('encodes a lone surrogate in Location instead of throwing', async () => {
     const res = await answer((r) => r.location('/a/\uD800?q=100%25&x=ü'));
     assert.equal(res.status, 200);
@@ -180,6 +185,10 @@ describe('issue 24: structured fields through structured-headers', () => {
   it('Content-Digest: the last duplicate key wins', () => {
     const parsed = parseContentDigest(`sha-256=:AAAA:, sha-256=:${digest}:`);
     assert.deepEqual(parsed.map((d) => d.value.toString('base64')), [digest]);
+  });
+
+  it('Content-Digest: a member named like an Object.prototype property is an unknown algorithm, not a 500', () => {
+    assert.throws(() => parseContentDigest('constructor=:AAAA:, tostring=:AAAA:'), (e: HttpError) => e.status === 400 && e.code === 'ROA_ERR_UNSUPPORTED_CONTENT_DIGEST');
   });
 
   it('Content-Digest: a supported algorithm with another type of value is malformed (400)', () => {
