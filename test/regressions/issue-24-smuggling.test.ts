@@ -395,13 +395,17 @@ describe('issue 24: the smuggling attack against the real service behind its emb
     }
   });
 
-  it("an editor's PUT with an overlong form body captures nobody's request", async () => {
-    const loot = 'PUT /articles/loot HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ' + editor + '\r\n' +
-      'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 300\r\n\r\ntitle=';
+  it("an editor's smuggled PUT with an overlong form body captures nobody's request", async () => {
+    // The form's declared length runs past what is sent: unframed, the next request on the pooled
+    // connection (with its Authorization) would become the end of the title.
+    const form = 'price[amount]=1&price[currency]=eur&title=';
+    const loot = `PUT /articles/loot HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${editor}\r\n` +
+      `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${form.length + 60}\r\n\r\n${form}`;
     await rawExchange(gwBase, `DELETE /article/998 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${editor}\r\nConnection: close, Content-Length\r\nContent-Length: ${loot.length}\r\n\r\n${loot}`);
     const gw = `http://${gwBase.host}:${gwBase.port}`;
-    const r = await sendToService(gw, 'GET', '/articles/oolong', { headers: { accept: 'application/xml', authorization: 'Basic dmljdGltOnNlY3JldA==' } });
-    assert.notEqual(r.status, 502);
+    const victim = await sendToService(gw, 'GET', '/articles/first', { headers: { accept: 'application/xml', authorization: editor } });
+    assert.equal(victim.status, 200, victim.text);
+    assert.match(victim.text, /<title>First tea<\/title>/);
     const loot2 = await sendToService(svc.base, 'GET', '/articles/loot', { headers: { accept: 'application/xml' } });
     assert.equal(loot2.status, 404, `no article was made from a captured request: ${loot2.text}`);
   });
