@@ -3,6 +3,7 @@
  * The shared shape of json() and urlencoded(): match the content type, read the body bounded,
  * decode it as UTF-8, parse, and hand every failure to the error chain.
  */
+import typeis from 'type-is';
 import { HttpError } from '../errors/http-error.js';
 import { assertUtf8, decodeUtf8, hasBody, parseByteLimit, readBody } from '../http/body.js';
 import { mediaTypeOf } from '../http/mime.js';
@@ -38,19 +39,23 @@ export function typeMatcher(type: TypeOption, name: string): Matcher {
   if (typeof type === 'function') return type;
   const list = (typeof type === 'string' ? [type] : [...type]).map((t) => t.trim().toLowerCase());
   if (list.length === 0) throw new TypeError(`roa: ${name}({ type }) needs at least one media type`);
-  const tests = list.map((t): ((m: string) => boolean) => {
-    if (t[0] === '+') return (m) => m.endsWith(t);
-    if (!/^[\w.+-]+\/[\w.+*-]+$/.test(t) && t !== '*/*') {
+  for (const t of list) {
+    if (t[0] !== '+' && !/^[\w.+-]+\/[\w.+*-]+$/.test(t) && t !== '*/*') {
       throw new TypeError(`roa: ${name}({ type }) got '${t}', not a media type like 'application/json' or '+json'`);
     }
-    if (t === '*/*') return () => true;
-    if (t.endsWith('/*')) return (m) => m.startsWith(t.slice(0, -1));
-    const star = t.indexOf('*');
-    // `application/*+json`: any subtype with that suffix.
-    if (star !== -1) return (m) => m.startsWith(t.slice(0, star)) && m.endsWith(t.slice(star + 1));
-    return (m) => m === t;
-  });
-  return (m) => tests.some((test) => test(m));
+  }
+  // type-is (what body-parser matches with) decides; a parser sees few distinct media types, so
+  // its answers are remembered per matcher (bounded, cleared when full).
+  const seen = new Map<string, boolean>();
+  return (m) => {
+    let hit = seen.get(m);
+    if (hit === undefined) {
+      hit = typeis.is(m, list) !== false;
+      if (seen.size >= 64) seen.clear();
+      seen.set(m, hit);
+    }
+    return hit;
+  };
 }
 
 /**
