@@ -45,6 +45,8 @@ export const GATEWAY_OPTIONS = {
   host: { flag: '--host <host>', env: 'HOST', defaultValue: '127.0.0.1', description: 'address to bind' },
   maxBytes: { flag: '--max-bytes <n>', env: 'GATEWAY_MAX_BYTES', defaultValue: String(64 * 1024 * 1024), description: 'cache memory bound in bytes (LRU)' },
   purgeAllow: { flag: '--purge-allow <cidrs...>', env: 'PURGE_ALLOW', description: 'CIDRs allowed to PURGE (default loopback)' },
+  maxVariants: { flag: '--max-variants <n>', env: 'GATEWAY_MAX_VARIANTS', defaultValue: '16', description: 'Vary variants kept per URL (LRU)' },
+  storeSetCookie: { flag: '--store-set-cookie <on|off>', env: 'GATEWAY_STORE_SET_COOKIE', defaultValue: 'off', description: 'store responses carrying Set-Cookie and replay the cookie to every client' },
 } satisfies Record<string, OptionSpec>;
 
 /** The value of an option: the flag if given, else its environment variable, else its default. */

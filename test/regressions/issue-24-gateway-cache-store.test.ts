@@ -6,7 +6,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import type { IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { responsePolicy, requestDirectives } from '../../src/gateway/cache-rules.js';
@@ -300,6 +302,53 @@ describe('issue 24: per-request fields are not stored (RFC 9111 §3.1)', () => {
       assert.equal(again.headers['x-roa-trace'], undefined);
     } finally {
       await gw.close();
+      await origin.close();
+    }
+  });
+});
+
+describe('issue 24: roa gateway options for variants and Set-Cookie', () => {
+  const cli = (args: string[]): string[] => ['--import', 'tsx', join(process.cwd(), 'src', 'cli.ts'), 'gateway', ...args];
+
+  it('refuses a --max-variants below 1 and a --store-set-cookie other than on/off', () => {
+    const variants = spawnSync(process.execPath, cli(['--upstream', 'http://127.0.0.1:9', '--port', '0', '--max-variants', '0']), { encoding: 'utf8', timeout: 30_000 });
+    assert.notEqual(variants.status, 0);
+    assert.match(variants.stderr, /--max-variants must be an integer from 1/);
+    const cookie = spawnSync(process.execPath, cli(['--upstream', 'http://127.0.0.1:9', '--port', '0', '--store-set-cookie', 'yes']), { encoding: 'utf8', timeout: 30_000 });
+    assert.notEqual(cookie.status, 0);
+    assert.match(cookie.stderr, /--store-set-cookie must be on or off/);
+  });
+
+  it('keeps --max-variants variants per URL and stores Set-Cookie responses with --store-set-cookie on', async () => {
+    const origin = await startOrigin((req, res) => {
+      res.writeHead(200, { 'Cache-Control': 'max-age=600', Vary: 'Accept', 'Set-Cookie': 'k=v' });
+      res.end(`for ${req.headers.accept}`);
+    });
+    const child = spawn(process.execPath, cli(['--upstream', origin.url, '--port', '0', '--max-variants', '2', '--store-set-cookie', 'on']), { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`roa gateway did not start: ${out}`)), 60_000);
+        const onData = (chunk: Buffer): void => {
+          out += chunk.toString();
+          const m = /roa gateway on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(Number(m[1]));
+          }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.once('exit', (code) => reject(new Error(`roa gateway exited with ${code}: ${out}`)));
+      });
+      const base = { host: '127.0.0.1', port };
+      for (const t of ['a/1', 'a/2', 'a/3']) await send(base, '/cli', { headers: { Accept: t } });
+      const kept = await send(base, '/cli', { headers: { Accept: 'a/3' } });
+      assert.equal(kept.headers['x-cache'], 'HIT');
+      assert.deepEqual(kept.headers['set-cookie'], ['k=v']);
+      assert.equal((await send(base, '/cli', { headers: { Accept: 'a/1' } })).headers['x-cache'], 'MISS');
+    } finally {
+      child.kill();
       await origin.close();
     }
   });

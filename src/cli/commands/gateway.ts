@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { runGateway } from '../../gateway/index.js';
-import { GATEWAY_OPTIONS as O, parseCount, parseList, parsePort, resolveOption } from '../options.js';
+import { GATEWAY_OPTIONS as O, parseCount, parseInteger, parseList, parsePort, resolveOption } from '../options.js';
 
 export function registerGateway(program: Command): void {
   program
@@ -15,6 +15,8 @@ export function registerGateway(program: Command): void {
     .option(O.host.flag, `${O.host.description} (env ${O.host.env}, default ${O.host.defaultValue})`)
     .option(O.maxBytes.flag, `${O.maxBytes.description} (default 64 MiB)`)
     .option(O.purgeAllow.flag, O.purgeAllow.description)
+    .option(O.maxVariants.flag, `${O.maxVariants.description} (env ${O.maxVariants.env}, default ${O.maxVariants.defaultValue})`)
+    .option(O.storeSetCookie.flag, `${O.storeSetCookie.description} (env ${O.storeSetCookie.env}, default ${O.storeSetCookie.defaultValue})`)
     .action(async (flags: Record<string, unknown>) => {
       const upstream = resolveOption(O.upstream, flags.upstream);
       if (!upstream) throw new Error('--upstream is required (e.g. --upstream http://127.0.0.1:3000)');
@@ -26,11 +28,15 @@ export function registerGateway(program: Command): void {
       }
       if (url.protocol !== 'http:') throw new Error(`--upstream must be an http:// URL, got '${upstream}'`);
       const purgeAllow = parseList(resolveOption(O.purgeAllow, flags.purgeAllow));
+      const storeSetCookie = resolveOption(O.storeSetCookie, flags.storeSetCookie);
+      if (storeSetCookie !== 'on' && storeSetCookie !== 'off') throw new Error(`--store-set-cookie must be on or off, got '${storeSetCookie}'`);
       const { gateway } = await runGateway({
         upstream,
         port: parsePort(resolveOption(O.port, flags.port), '--port'),
         host: resolveOption(O.host, flags.host),
         maxBytes: parseCount(resolveOption(O.maxBytes, flags.maxBytes), '--max-bytes'),
+        maxVariants: parseInteger(resolveOption(O.maxVariants, flags.maxVariants), '--max-variants', 1, 10_000),
+        storeSetCookie: storeSetCookie === 'on',
         ...(purgeAllow.length > 0 ? { purgeAllow } : {}),
       });
       const stop = (): void => {
