@@ -121,6 +121,30 @@ describe('issue 24: errorHandler() follows the app env', () => {
     }
   });
 
+  it('follows the env of the app it runs in when apps are mounted in one another', async () => {
+    const saved = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'development';
+    try {
+      const outer = createApp({ env: 'development' });
+      const inner = createApp({ env: 'production' });
+      inner.get('/boom', boom);
+      inner.use(errorHandler({ log: false }));
+      inner.get('/pass', (_req: Request, _res: Response, next: NextFunction) => next());
+      outer.use('/inner', inner);
+      outer.get('/inner/pass', boom);
+      outer.use(errorHandler({ log: false }));
+      await withServer(outer, async (base) => {
+        const hidden = await request(base, 'GET', '/inner/boom', { headers: { accept: 'application/json' } });
+        assert.deepEqual(JSON.parse(hidden.text), { error: { message: 'Internal Server Error' } });
+        // Back in the outer (development) app once the inner one passed the request on.
+        const shown = await request(base, 'GET', '/inner/pass', { headers: { accept: 'application/json' } });
+        assert.match(JSON.parse(shown.text).error.stack as string, /secret internals/);
+      });
+    } finally {
+      process.env.NODE_ENV = saved;
+    }
+  });
+
   it('still shows the stack in a development app, and NODE_ENV=production still hides it', async () => {
     const saved = process.env.NODE_ENV;
     try {
