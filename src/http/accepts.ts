@@ -6,10 +6,17 @@
 import Negotiator from 'negotiator';
 import { contentTypeFor } from './mime.js';
 
-// Clients send few distinct Accept values and call sites offer fixed lists; a bounded memo
-// (cleared when full) keeps negotiator's parsing off the hot path.
-const MEMO = new Map<string, string | null>();
-const MEMO_LIMIT = 1024;
+// Clients send few distinct Accept values and call sites offer fixed lists, so negotiator's answers
+// are remembered per offer list and header (bounded maps, cleared when full). A call site's list is
+// found by identity first, checked against a copy in case the caller changed it since.
+interface ListMemo {
+  offers: readonly string[];
+  chosen: Map<string, string | null>;
+}
+const BY_LIST = new WeakMap<readonly string[], ListMemo>();
+const BY_KEY = new Map<string, ListMemo>();
+const LISTS_LIMIT = 64;
+const ANSWERS_LIMIT = 256;
 
 /**
  * Chooses among `offers` for the given Accept header, as negotiator does: q-value, then the
@@ -22,15 +29,35 @@ const MEMO_LIMIT = 1024;
 export function negotiate(accept: string | undefined, offers: readonly string[]): string | undefined {
   if (offers.length === 0) return undefined;
   if (accept === undefined || accept.trim() === '') return offers[0];
-  // A field value cannot hold LF, so it separates the header from the offers unambiguously.
-  const key = accept + '\n' + offers.join('\n');
-  let chosen = MEMO.get(key);
+  const memo = memoFor(offers);
+  let chosen = memo.chosen.get(accept);
   if (chosen === undefined) {
     chosen = choose(accept, offers) ?? null;
-    if (MEMO.size >= MEMO_LIMIT) MEMO.clear();
-    MEMO.set(key, chosen);
+    if (memo.chosen.size >= ANSWERS_LIMIT) memo.chosen.clear();
+    memo.chosen.set(accept, chosen);
   }
   return chosen ?? undefined;
+}
+
+function memoFor(offers: readonly string[]): ListMemo {
+  let memo = BY_LIST.get(offers);
+  if (memo !== undefined && sameList(memo.offers, offers)) return memo;
+  // A media type cannot hold LF, so it separates the offers unambiguously.
+  const key = offers.join('\n');
+  memo = BY_KEY.get(key);
+  if (memo === undefined) {
+    memo = { offers: [...offers], chosen: new Map() };
+    if (BY_KEY.size >= LISTS_LIMIT) BY_KEY.clear();
+    BY_KEY.set(key, memo);
+  }
+  BY_LIST.set(offers, memo);
+  return memo;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
