@@ -340,6 +340,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const fields = collectFields(up.rawHeaders);
       const map = fieldMap(fields);
       if (invalidates && status >= 200 && status < 400) invalidate(req, map);
+      if (res.destroyed) {
+        // The client left before the answer ('close' has fired already): drop the transfer, which
+        // would otherwise stall half-read on the upstream connection until it timed out.
+        up.destroy();
+        return;
+      }
       res.writeHead(status, up.statusMessage, outgoing(fields, map.via, cacheStatus));
       up.pipe(res);
       up.on('error', () => res.destroy());

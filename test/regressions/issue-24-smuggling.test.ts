@@ -10,7 +10,7 @@
  * smuggled request would show up.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { rawExchange, send, startGateway, type Running } from '../gateway/gateway-helpers.js';
@@ -30,18 +30,28 @@ interface CountingOrigin {
   seen: Seen[];
   /** Upstream connections the origin has accepted, in order. */
   sockets: Socket[];
+  /** Answers the held `/late` requests. */
+  release(): void;
   close(): Promise<void>;
 }
 
 /**
  * A keep-alive origin that records every request it parses and answers with the method and URL
  * it read (cacheable for GET, so a wrong answer would also be stored). `/big` streams a large
- * uncacheable body; `/early` answers before reading the request body; `/hold` never answers.
+ * uncacheable body; `/early` answers before reading the request body; `/hold` never answers;
+ * `/late` answers when told to.
  */
 async function startCountingOrigin(): Promise<CountingOrigin> {
   const seen: Seen[] = [];
   const sockets: Socket[] = [];
+  const held: ServerResponse[] = [];
   const server = createServer((req, res) => {
+    if (req.url === '/late') {
+      // Answered (16 MiB, more than socket buffers hold) only when the test calls release().
+      seen.push({ method: req.method!, url: req.url, rawHeaders: req.rawHeaders, headers: req.headers, body: '' });
+      held.push(res);
+      return;
+    }
     if (req.url === '/hold') {
       // Seen at once; never answered, never read: the client's body is the gateway's to abandon.
       seen.push({ method: req.method!, url: req.url, rawHeaders: req.rawHeaders, headers: req.headers, body: '' });
@@ -90,6 +100,12 @@ async function startCountingOrigin(): Promise<CountingOrigin> {
     server,
     seen,
     sockets,
+    release() {
+      for (const res of held.splice(0)) {
+        res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' });
+        res.end(Buffer.alloc(16 * 1024 * 1024, 0x62));
+      }
+    },
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -264,6 +280,27 @@ describe('issue 24: upstream connections whose exchange the gateway did not fini
     assert.ok(await closed(upstreamSocket), 'the half-read upstream connection was closed');
     const r = await send(gw.base, '/after-big');
     assert.deepEqual(JSON.parse(r.body), { method: 'GET', url: '/after-big' });
+  });
+
+  it('a client gone before the answer: the upstream response is dropped with its connection', async () => {
+    const before = origin.seen.length;
+    const { connect } = await import('node:net');
+    const client = connect(gw.base.port, gw.base.host);
+    client.on('error', () => {});
+    // Credentials: passed through (not a fill, which would keep reading to store).
+    client.write('GET /late HTTP/1.1\r\nHost: shop.example\r\nAuthorization: Basic eDp5\r\n\r\n');
+    const poll = async (done: () => boolean | Promise<boolean>): Promise<void> => {
+      for (let i = 0; i < 600 && !(await done()); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    await poll(() => origin.seen.length > before);
+    const upstreamSocket = origin.sockets.at(-1)!;
+    client.destroy();
+    const connections = (): Promise<number> => new Promise((resolve) => gw.gateway.server.getConnections((_e, n) => resolve(n)));
+    await poll(async () => (await connections()) === 0);
+    origin.release();
+    assert.ok(await closed(upstreamSocket), 'the unread upstream response\'s connection was closed');
+    const r = await send(gw.base, '/after-late');
+    assert.deepEqual(JSON.parse(r.body), { method: 'GET', url: '/after-late' });
   });
 
   it('a client that aborts its body before any response: the half-sent upstream request is dropped with its connection', async () => {
