@@ -279,7 +279,7 @@ describe('issue 24: over the article service', () => {
   let editor: string;
   let client: { id: string; secret: string };
   before(async () => {
-    svc = await startTestService();
+    svc = await startTestService({ gatewayPort: 'ephemeral' });
     editor = await svc.addUser('ed', 'editor');
     const c = generateClientSecret();
     await svc.running.store.createClient({ clientId: 'app', secretHash: c.secretHash, userName: 'ed', scopes: ['articles:read'] });
@@ -296,6 +296,21 @@ describe('issue 24: over the article service', () => {
     assert.equal(put.status, 200, put.text);
     const get = await send(svc.base, 'GET', '/articles/ius', { headers: { 'if-modified-since': '3000' } });
     assert.equal(get.status, 200);
+  });
+
+  it('the embedded gateway gets each Accept the representation the service chooses', async () => {
+    const created = await send(svc.base, 'PUT', '/articles/neg', { headers: { authorization: editor, 'content-type': 'application/xml' }, body: XML });
+    assert.equal(created.status, 201);
+    const accepts = ['application', 'image/png;a="x, application/json, y"', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'text/html, application/json;q=0.9'];
+    for (const accept of accepts) {
+      const direct = await send(svc.base, 'GET', '/articles/neg', { headers: { accept } });
+      for (let i = 0; i < 2; i++) {
+        const cached = await send(svc.gatewayBase!, 'GET', '/articles/neg', { headers: { accept } });
+        assert.equal(cached.status, direct.status, accept);
+        assert.equal(cached.headers['content-type'], direct.headers['content-type'], accept);
+      }
+    }
+    assert.equal((await send(svc.base, 'GET', '/articles/neg', { headers: { accept: 'application' } })).status, 406);
   });
 
   it('answers a malformed Content-Type on a write with 400', async () => {
