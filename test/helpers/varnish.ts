@@ -52,7 +52,7 @@ let available: boolean | undefined;
 
 /**
  * True when `varnishd` is installed and can compile a VCL importing vmod_xkey
- * (package varnish-modules). Synchronous, so it can feed `describe(..., { skip })`; cached.
+ * (package varnish-modules). Synchronous, so a suite can decide at load time (skipReason, suiteNeeding); cached.
  */
 export function varnishAvailable(): boolean {
   if (available !== undefined) return available;

@@ -7,7 +7,7 @@
  * README edit that breaks an example breaks this test.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -18,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import { sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
+import { skipOrFail } from '../helpers/services.js';
 
 const README = readFileSync('README.md', 'utf8');
 const SRC = pathToFileURL(resolve('src/index.ts')).href;
@@ -149,7 +150,8 @@ describe('README: against the service', () => {
   after(() => svc.close());
 
   // The tour first: it starts from an empty database, as the README's comments assume.
-  it('runs the curl tour through the gateway: each step answers the status its comment gives', async () => {
+  it('runs the curl tour through the gateway: each step answers the status its comment gives', async (t) => {
+    if (spawnSync('curl', ['--version'], { stdio: 'ignore' }).status !== 0) return skipOrFail(t, 'no curl on PATH');
     let tour = block('sh', '# Create with POST');
     tour = replaced(tour, /^A=\S+/m, `A=${svc.gatewayBase}`);
     tour = replaced(tour, /^U=\S+/m, `U=alice:${alicePassword}`);
