@@ -30,9 +30,9 @@ export interface AppOptions {
    */
   flushPerTurn?: boolean;
   /**
-   * Servers from `listen`/`createServer`: a response sent before the request's body arrived keeps
-   * the connection only when at most this many body bytes are left to drain (default 64 KiB);
-   * otherwise it closes it (http/unread-body).
+   * When the app is a server's request listener: a response sent before the request's body arrived
+   * keeps the connection only while at most this many body bytes are left to drain (default 64 KiB);
+   * otherwise the connection closes (http/unread-body).
    */
   maxDrainBytes?: number;
 }
@@ -97,6 +97,14 @@ export function createApp(options: AppOptions = {}): App {
     if (!req.originalUrl) req.originalUrl = req.url ?? '/';
     if (callback === undefined) {
       req.app = app;
+      // The app is the server's listener here (not mounted): the message-level rules apply.
+      const hostError = hostProblem(req);
+      if (hostError !== undefined) {
+        // RFC 9112 §3.2: 400; the connection closes, as the message may not mean what it seems.
+        appFinal(new HttpError(400, hostError, { code: 'ROA_ERR_INVALID_HOST', headers: { Connection: 'close' } }), req, res);
+        return;
+      }
+      closeUnlessRead(req, res, maxDrainBytes);
       router.handle(req, res, appFinal);
       return;
     }
@@ -135,35 +143,20 @@ export function createApp(options: AppOptions = {}): App {
     };
   }
 
-  // The request listener of roa's own servers: connection-level rules, then the app.
-  const serve = (req: Request, res: Response): void => {
-    const problem = hostProblem(req);
-    if (problem !== undefined) {
-      requestStarted();
-      // RFC 9112 §3.2: 400; the connection closes, since the message may not mean what it seems.
-      const err = new HttpError(400, problem, { code: 'ROA_ERR_INVALID_HOST', headers: { Connection: 'close' } });
-      req.res = res;
-      appFinal(err, req, res);
-      return;
-    }
-    closeUnlessRead(req, res, maxDrainBytes);
-    app.handle(req, res);
-  };
-  // RFC 9110 §10.1.1: `100 Continue` is owed only once something reads the body (http/body or a
-  // stream reader); a request refused on its headers gets its final status alone.
-  const serveExpectingContinue = (req: Request, res: Response): void => {
-    req[AWAITING_CONTINUE] = res;
-    serve(req, res);
-  };
-
   app.createServer = (serverOptions = {}) => {
     const server = http.createServer(
-      // Host is checked by `serve`, which answers with a problem rather than node's bare 400.
+      // Host is checked by `app.handle`, which answers with a problem rather than node's bare 400.
       { requireHostHeader: false, ...serverOptions, IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse },
-      serve as unknown as http.RequestListener,
+      app,
     );
     if (options.flushPerTurn !== false) server.on('connection', flushPerTurn);
-    server.on('checkContinue', serveExpectingContinue);
+    // RFC 9110 §10.1.1: `100 Continue` is owed only once something reads the body (http/body or a
+    // stream reader), so a request refused on its headers gets its final status alone. The request
+    // goes to whatever 'request' listener the server has (the service installs its own app).
+    server.on('checkContinue', (req: Request, res: Response) => {
+      req[AWAITING_CONTINUE] = res;
+      server.emit('request', req, res);
+    });
     server.on('clientError', answerClientError);
     return server as unknown as Server;
   };

@@ -13,6 +13,7 @@ import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { DEFAULT_MAX_DRAIN_BYTES } from '../../src/http/unread-body.js';
 import { json } from '../../src/middleware/json.js';
+import { startTestService, type TestService } from '../helpers/service.js';
 
 /** Generous: only a broken server ever waits this long. */
 const DEADLINE_MS = 10_000;
@@ -474,5 +475,56 @@ describe('issue 24: refused bodies are not drained past a bound', () => {
 
   it('refuses a bad maxDrainBytes when the app is created', () => {
     assert.throws(() => createApp({ maxDrainBytes: -1 }), /maxDrainBytes/);
+  });
+});
+
+describe('issue 24: the article service (startService) applies the same rules', () => {
+  let svc: TestService;
+  let port = 0;
+  let editor = '';
+  before(async () => {
+    svc = await startTestService();
+    port = svc.running.address.port;
+    editor = await svc.addUser('ed', 'editor');
+  });
+  after(() => svc.close());
+
+  it('answers two Host lines with a 400 problem', async () => {
+    const c = await RawClient.open(port);
+    try {
+      c.write('GET /articles HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n');
+      await c.until(finals(1), 'a response');
+      assert.equal(c.messages()[0]!.status, 400);
+      assert.equal(JSON.parse(c.messages()[0]!.body).code, 'ROA_ERR_INVALID_HOST');
+    } finally {
+      c.destroy();
+    }
+  });
+
+  it('answers an anonymous write expecting 100-continue with 401 alone', async () => {
+    const c = await RawClient.open(port);
+    try {
+      c.write(`POST /articles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1024 ** 3}\r\nExpect: 100-continue\r\n\r\n`);
+      await c.until(finals(1), 'a final response');
+      assert.doesNotMatch(c.text, /100 Continue/);
+      assert.equal(c.messages()[0]!.status, 401);
+      await c.closedByServer();
+    } finally {
+      c.destroy();
+    }
+  });
+
+  it('sends 100 Continue to an editor\'s write and creates the article', async () => {
+    const body = JSON.stringify({ title: 'Continued', price: { amount: '1.5000', currency: 'usd' } });
+    const c = await RawClient.open(port);
+    try {
+      c.write(`POST /articles HTTP/1.1\r\nHost: x\r\nAuthorization: ${editor}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+      await c.until((t) => t.includes('100 Continue\r\n\r\n'), '100 Continue');
+      c.write(body);
+      await c.until(finals(1), 'a final response');
+      assert.deepEqual(c.messages().map((m) => m.status), [100, 201]);
+    } finally {
+      c.destroy();
+    }
   });
 });
