@@ -21,7 +21,7 @@ export interface StoredResponse extends Freshness {
   varyNames: string[] | undefined;
   /** The presented request's values for `varyNames` (undefined = absent). */
   varyValues: (string | undefined)[];
-  /** Identifies the variant among those stored under `key` (Vary names and values, see gateway/variant-set). */
+  /** Identifies the variant among those stored under `key` with the same `varyNames` (see gateway/variant-set). */
   variantKey: string;
   etag: string | undefined;
   lastModified: string | undefined;

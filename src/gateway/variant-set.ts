@@ -6,116 +6,126 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { StoredResponse, Variants } from './cache-store.js';
 
 /**
- * Node refuses CR, LF and NUL in field values and names, so these separators and the "absent"
- * marker cannot be confused with a value: every distinct tuple of values gets a distinct key.
+ * Node refuses LF and NUL in field values, so joining values with LF and writing an absent field
+ * as NUL gives every distinct tuple of values a distinct key.
  */
-const GROUP_END = '\r';
 const VALUE_SEP = '\n';
 const ABSENT = '\0';
-
-/** The prefix shared by all variants with these (sorted, lower-case) Vary names. */
-function groupPrefix(names: readonly string[] | undefined): string {
-  return names === undefined ? GROUP_END : names.join(',') + GROUP_END;
-}
 
 function valueOf(v: string | string[] | undefined): string {
   return v === undefined ? ABSENT : Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** The secondary key of a stored response: its Vary names and the request values it was selected by. */
+/** The key of a stored response among those with the same Vary names: the request values it was selected by. */
 export function variantKey(names: readonly string[] | undefined, values: readonly (string | undefined)[]): string {
-  if (names === undefined) return GROUP_END;
-  let key = groupPrefix(names);
-  for (let i = 0; i < values.length; i++) key += (i === 0 ? '' : VALUE_SEP) + valueOf(values[i]);
+  if (names === undefined) return '';
+  let key = valueOf(values[0]);
+  for (let i = 1; i < values.length; i++) key += VALUE_SEP + valueOf(values[i]);
   return key;
 }
 
-function requestKey(prefix: string, names: readonly string[] | undefined, headers: IncomingHttpHeaders): string {
-  if (names === undefined) return prefix;
-  let key = prefix;
-  for (let i = 0; i < names.length; i++) key += (i === 0 ? '' : VALUE_SEP) + valueOf(headers[names[i]!]);
+/** The same key computed from a request's fields; one Vary name (the usual case) costs no concatenation. */
+function requestKey(names: readonly string[] | undefined, headers: IncomingHttpHeaders): string {
+  if (names === undefined) return '';
+  let key = valueOf(headers[names[0]!]);
+  for (let i = 1; i < names.length; i++) key += VALUE_SEP + valueOf(headers[names[i]!]);
   return key;
+}
+
+function signature(names: readonly string[] | undefined): string {
+  return names === undefined ? '' : names.join(',');
+}
+
+interface Slot {
+  res: StoredResponse;
+  /** Recency stamp: the set's tick when the response was stored or last selected. */
+  used: number;
 }
 
 interface Group {
   names: string[] | undefined;
-  prefix: string;
-  count: number;
+  slots: Map<string, Slot>;
 }
 
 /**
- * Variants keyed by {@link variantKey} in a Map whose order is recency (a selected variant moves to
- * the end), so the cap drops the least recently used. Responses that disagree on Vary form groups,
- * one look-up each; the cap bounds their number too.
+ * Responses grouped by their Vary names (usually one group), each group a Map from the request
+ * values to the response, so selecting is one look-up per group. Past `max` responses the least
+ * recently used goes; finding it scans the set, which only happens when a store exceeds the cap.
  */
 export class VariantSet implements Variants {
   only: StoredResponse | undefined;
-  readonly #byKey = new Map<string, StoredResponse>();
   readonly #groups = new Map<string, Group>();
-  #last: StoredResponse | undefined;
+  /** The only group, when there is exactly one: the hit path skips iterating the Map. */
+  #single: Group | undefined;
+  #size = 0;
+  #tick = 0;
 
   get size(): number {
-    return this.#byKey.size;
+    return this.#size;
   }
 
-  values(): IterableIterator<StoredResponse> {
-    return this.#byKey.values();
+  *values(): IterableIterator<StoredResponse> {
+    for (const g of this.#groups.values()) for (const s of g.slots.values()) yield s.res;
   }
 
   select(headers: IncomingHttpHeaders): StoredResponse | undefined {
     if (this.only !== undefined) return this.only;
-    let best: StoredResponse | undefined;
+    const single = this.#single;
+    if (single !== undefined) {
+      const slot = single.slots.get(requestKey(single.names, headers));
+      if (slot === undefined) return undefined;
+      slot.used = ++this.#tick;
+      return slot.res;
+    }
+    let best: Slot | undefined;
     for (const g of this.#groups.values()) {
-      const v = this.#byKey.get(requestKey(g.prefix, g.names, headers));
+      const slot = g.slots.get(requestKey(g.names, headers));
       // RFC 9111 §4.1: of several matching responses, the most recent one.
-      if (v !== undefined && (best === undefined || v.responseTime >= best.responseTime)) best = v;
+      if (slot !== undefined && (best === undefined || slot.res.responseTime >= best.res.responseTime)) best = slot;
     }
-    if (best !== undefined && best !== this.#last) {
-      this.#byKey.delete(best.variantKey);
-      this.#byKey.set(best.variantKey, best);
-      this.#last = best;
-    }
-    return best;
+    if (best === undefined) return undefined;
+    best.used = ++this.#tick;
+    return best.res;
   }
 
-  /** Adds `res`; returns the responses it displaced: the one with the same key, then the least recent beyond `max`. */
+  /** Adds `res`; returns the responses it displaced: the one with the same Vary values, then the least recently used beyond `max`. */
   add(res: StoredResponse, max: number): StoredResponse[] {
+    const sig = signature(res.varyNames);
+    let group = this.#groups.get(sig);
+    if (group === undefined) this.#groups.set(sig, (group = { names: res.varyNames, slots: new Map() }));
     const displaced: StoredResponse[] = [];
-    const same = this.#byKey.get(res.variantKey);
-    if (same !== undefined) {
-      this.remove(same);
-      displaced.push(same);
-    }
-    this.#byKey.set(res.variantKey, res);
-    this.#last = res;
-    const prefix = groupPrefix(res.varyNames);
-    const group = this.#groups.get(prefix);
-    if (group === undefined) this.#groups.set(prefix, { names: res.varyNames, prefix, count: 1 });
-    else group.count++;
-    while (this.#byKey.size > max) {
-      const oldest = this.#byKey.values().next().value as StoredResponse;
-      this.remove(oldest);
-      displaced.push(oldest);
-    }
+    const same = group.slots.get(res.variantKey);
+    if (same !== undefined) displaced.push(same.res);
+    else this.#size++;
+    group.slots.set(res.variantKey, { res, used: ++this.#tick });
+    while (this.#size > max) displaced.push(this.#removeLeastRecent());
     this.#settle();
     return displaced;
   }
 
   /** Removes `res` if it is stored here; returns whether it was. */
   remove(res: StoredResponse): boolean {
-    if (this.#byKey.get(res.variantKey) !== res) return false;
-    this.#byKey.delete(res.variantKey);
-    if (this.#last === res) this.#last = undefined;
-    const prefix = groupPrefix(res.varyNames);
-    const group = this.#groups.get(prefix)!;
-    if (--group.count === 0) this.#groups.delete(prefix);
+    const sig = signature(res.varyNames);
+    const group = this.#groups.get(sig);
+    if (group === undefined || group.slots.get(res.variantKey)?.res !== res) return false;
+    group.slots.delete(res.variantKey);
+    if (group.slots.size === 0) this.#groups.delete(sig);
+    this.#size--;
     this.#settle();
     return true;
   }
 
-  /** The hit path's shortcut: one stored response without Vary is selected without reading any field. */
+  #removeLeastRecent(): StoredResponse {
+    let oldest: Slot | undefined;
+    for (const g of this.#groups.values()) for (const s of g.slots.values()) if (oldest === undefined || s.used < oldest.used) oldest = s;
+    this.remove(oldest!.res);
+    return oldest!.res;
+  }
+
+  /** Recomputes the hit path's shortcuts: the single group, and the one response without Vary. */
   #settle(): void {
-    const first = this.#byKey.size === 1 ? (this.#byKey.values().next().value as StoredResponse) : undefined;
+    this.#single = this.#groups.size === 1 ? (this.#groups.values().next().value as Group) : undefined;
+    const first = this.#size === 1 ? (this.#single!.slots.values().next().value as Slot).res : undefined;
     this.only = first !== undefined && first.varyNames === undefined ? first : undefined;
   }
 }
