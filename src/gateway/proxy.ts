@@ -292,6 +292,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
             ageHeaders: map, requestTime, responseTime,
             vary: { names: varyNames(map.vary), values: varyValues(varyNames(map.vary), req.headers) },
           });
+          // The stored copy is the only one kept: the chunks must not live on in this closure.
+          chunks.length = 0;
           if (!generations.purgedSince(key, stored.tags, seq)) {
             store.put(stored);
             counters.stored++;
