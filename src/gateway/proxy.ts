@@ -406,7 +406,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const lower = raw[i]!.toLowerCase();
       if (HOP_BY_HOP_REQUEST.has(lower) || lower === 'content-length') continue;
       // RFC 9110 §7.6.1 lets Connection name hop-by-hop fields; Host is not one (scanRequest has
-      // checked there is exactly one), and framing is recomputed above, so neither can be dropped.
+      // checked there is exactly one), and the framing is the caller's (`framing`, appended below),
+      // so a Connection option can drop neither.
       if (lower === 'host') host = true;
       else if (listed?.has(lower)) continue;
       if (lower === 'via') {
