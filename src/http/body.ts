@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { HttpError } from '../errors/http-error.js';
-import { BODY_ABORTED, BODY_SINK, continueIfAwaited, type BodySink, type Request } from './request.js';
+import { BODY_ABORTED, BODY_SINK, continueIfAwaited, drainUnread, type BodySink, type Request } from './request.js';
 
 export interface ReadBodyOptions {
   /** Largest body accepted, in bytes or as `100kb` (default 100 KiB) → 413. */
@@ -237,8 +237,9 @@ function readWithListeners(req: Request, limit: number, expected: number | undef
     if (settled) return;
     cleanup();
     // Nothing more is buffered. Draining (not storing) the rest keeps the connection usable and
-    // lets the client read the answer instead of seeing a reset mid-upload, as finalhandler does.
-    if (drain) req.resume();
+    // lets the client read the answer instead of seeing a reset mid-upload, as finalhandler does;
+    // http/unread-body bounds how much.
+    if (drain) drainUnread(req);
     else req.pause();
     done(err);
   };

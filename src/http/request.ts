@@ -34,8 +34,10 @@ export const AWAITING_CONTINUE = Symbol('roa.awaitingContinue');
 /** The response whose keep-alive http/unread-body withdrew until this request's body has arrived. */
 export const KEEP_ALIVE_WHEN_READ = Symbol('roa.keepAliveWhenRead');
 
-/** Body bytes still allowed to be drained after the response (http/unread-body); past them the connection is cut. */
-export const DRAIN_LEFT = Symbol('roa.drainLeft');
+/** How many unread body bytes may be drained before the connection is cut (http/unread-body). */
+export const DRAIN_BOUND = Symbol('roa.drainBound');
+/** Set while an unread body is drained: the bytes still allowed (counted in `push`). */
+const DRAIN_LEFT = Symbol('roa.drainLeft');
 
 export class Request extends IncomingMessage {
   /** Route parameters of the layer being run (named, and positional `0`, `1`, ...). */
@@ -66,6 +68,7 @@ export class Request extends IncomingMessage {
   declare [END_DEFERRED]: boolean;
   declare [AWAITING_CONTINUE]: ServerResponse | undefined;
   declare [KEEP_ALIVE_WHEN_READ]: ServerResponse | undefined;
+  declare [DRAIN_BOUND]: number | undefined;
   declare [DRAIN_LEFT]: number | undefined;
   declare _dumped: boolean;
 
@@ -96,7 +99,7 @@ export class Request extends IncomingMessage {
     return true;
   }
 
-  /** Counts a chunk drained after the response; false (and the connection is cut) past the bound. */
+  /** Counts a chunk nobody reads; false (and the connection is cut) past the bound. */
   private drained(chunk: Buffer): boolean {
     const left = this[DRAIN_LEFT]! - chunk.length;
     if (left >= 0) {
@@ -137,6 +140,12 @@ export class Request extends IncomingMessage {
     if (!this._dumped && this.complete && this.readableLength === 0 && this.listenerCount('end') === 0 && this.listenerCount('close') === 0) {
       this._dumped = true;
       this[END_DEFERRED] = true;
+      return;
+    }
+    // node's own dump makes the parser drop the chunks before `push`, where a bound is counted.
+    if (this[DRAIN_BOUND] !== undefined && !this.complete) {
+      this.removeAllListeners('data');
+      drainUnread(this);
       return;
     }
     (IncomingMessage.prototype as unknown as { _dump(this: IncomingMessage): void })._dump.call(this);
@@ -286,7 +295,21 @@ function initRequest(r: Request): void {
   r[END_DEFERRED] = false;
   r[AWAITING_CONTINUE] = undefined;
   r[KEEP_ALIVE_WHEN_READ] = undefined;
+  r[DRAIN_BOUND] = undefined;
   r[DRAIN_LEFT] = undefined;
+}
+
+/**
+ * Discards the rest of a body nobody will read, so the next request on the connection can be
+ * parsed; with a bound (http/unread-body), the connection is cut once more than that arrives.
+ */
+export function drainUnread(req: Request): void {
+  const bound = req[DRAIN_BOUND];
+  if (bound !== undefined) {
+    req[DRAIN_BOUND] = undefined;
+    req[DRAIN_LEFT] = bound;
+  }
+  req.resume();
 }
 
 /**

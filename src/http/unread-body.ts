@@ -8,7 +8,7 @@
  * unknown, is drained after the response for at most the bound, then the connection is cut.
  */
 import type { ServerResponse } from 'node:http';
-import { DRAIN_LEFT, KEEP_ALIVE_WHEN_READ, type Request } from './request.js';
+import { DRAIN_BOUND, KEEP_ALIVE_WHEN_READ, type Request } from './request.js';
 
 /** The most unread body bytes drained to keep a connection open after an early response. */
 export const DEFAULT_MAX_DRAIN_BYTES = 64 * 1024;
@@ -23,8 +23,9 @@ export function checkMaxDrainBytes(value: number | undefined): number {
 /**
  * Called as a request is dispatched. A Content-Length over `maxDrain`: the response closes the
  * connection unless the whole body has arrived before it starts (the request's end restores
- * keep-alive, see `Request.push`). Chunked: once the response is done, at most `maxDrain` more
- * body bytes are read before the connection is cut (counted in `Request.push`).
+ * keep-alive, see `Request.push`). Chunked: once the body is left unread (the response is done, or
+ * a reader refused it), at most `maxDrain` more bytes are read before the connection is cut
+ * (`drainUnread` in http/request).
  */
 export function closeUnlessRead(req: Request, res: ServerResponse, maxDrain: number): void {
   const te = req.headers['transfer-encoding'];
@@ -35,8 +36,5 @@ export function closeUnlessRead(req: Request, res: ServerResponse, maxDrain: num
     req[KEEP_ALIVE_WHEN_READ] = res;
     return;
   }
-  if (req.complete) return;
-  res.once('finish', () => {
-    if (!req.complete) req[DRAIN_LEFT] = maxDrain;
-  });
+  if (!req.complete) req[DRAIN_BOUND] = maxDrain;
 }

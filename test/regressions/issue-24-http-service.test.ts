@@ -124,6 +124,8 @@ async function start(setup: (app: App) => void, options: AppOptions = {}): Promi
   const app = createApp({ env: 'test', ...options });
   setup(app);
   const server: Server = app.listen(0, '127.0.0.1');
+  // Longer than DEADLINE_MS: an idle keep-alive connection never closes within a test by itself.
+  server.keepAliveTimeout = 60_000;
   await new Promise((resolve) => server.once('listening', resolve));
   return {
     port: (server.address() as AddressInfo).port,
@@ -144,6 +146,8 @@ function routes(app: App): void {
   app.post('/json', json(), (req, res) => res.json(req.body));
   // Refuses on the headers alone, before any body parser, as an auth scheme does.
   app.post('/guarded', (_req, _res, next) => next(new HttpError(401, 'Who are you?', { headers: { 'WWW-Authenticate': 'Basic realm="x"' } })), json(), (req, res) => res.json(req.body));
+  // The body parser runs a turn late, when the first chunk is buffered already (read through events).
+  app.post('/late', (_req, _res, next) => setImmediate(next), json({ limit: 10 }), (req, res) => res.json(req.body));
   // Reads the stream itself, without http/body.
   app.post('/stream', (req, res) => {
     let n = 0;
@@ -380,6 +384,20 @@ describe('issue 24: refused bodies are not drained past a bound', () => {
       await c.until(finals(1), 'a final response');
       assert.equal(c.messages()[0]!.status, 413);
       // The length is unknown, so the answer cannot say how much will be drained; the bound holds after it.
+      const more = 'y'.repeat(DEFAULT_MAX_DRAIN_BYTES + 1);
+      c.write(`${more.length.toString(16)}\r\n${more}\r\n`);
+      await c.closedByServer();
+    } finally {
+      c.destroy();
+    }
+  });
+
+  it('drains at most 64 KiB of a chunked body refused after it started to arrive, then closes', async () => {
+    const c = await RawClient.open(srv.port);
+    try {
+      c.write('POST /late HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n14\r\n["aaaaaaaaaaaaaaaaa"\r\n');
+      await c.until(finals(1), 'a final response');
+      assert.equal(c.messages()[0]!.status, 413);
       const more = 'y'.repeat(DEFAULT_MAX_DRAIN_BYTES + 1);
       c.write(`${more.length.toString(16)}\r\n${more}\r\n`);
       await c.closedByServer();
