@@ -11,7 +11,9 @@ import { dummyPasswordHash, verifyPassword } from './passwords.js';
 import { NOT_LOADED, RecordCache } from './user-cache.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
+import { sourceOf } from './source-address.js';
 import type { AttemptThrottle } from './throttle.js';
+import { ThrottledChecks } from './throttled-check.js';
 import { HttpError } from '../errors/http-error.js';
 
 export interface BasicSchemeOptions {
@@ -26,9 +28,9 @@ export interface BasicSchemeOptions {
   /** Injected for tests; defaults to the shared constant-time `safeEqual`. */
   safeEqual?: SafeEqual;
   /**
-   * Counts failed passwords per user name (key `user:<name>`, shared with the OAuth password grant
-   * when both get the same throttle); past its limit a request answers 429 before any scrypt run.
-   * Default: none.
+   * Counts password attempts per user name (subject `user:<name>`, shared with the OAuth password
+   * grant when both get the same throttle) and source address, before each scrypt run; past its
+   * limit a request answers 429 without one. Default: none.
    */
   throttle?: AttemptThrottle;
   now?: () => number;
@@ -41,6 +43,8 @@ export interface BasicCredentials {
 
 interface CacheEntry {
   name: string;
+  /** The throttle's source the password was verified from: entries are per source (see forgetUser). */
+  source: string;
   /** The stored hash the password verified against: a changed hash invalidates the entry. */
   passwordHash: string;
   expiresAt: number;
@@ -94,10 +98,9 @@ export class BasicScheme implements AuthScheme {
   private readonly maxEntries: number;
   private readonly equal: SafeEqual;
   private readonly now: () => number;
-  private readonly throttle: AttemptThrottle | undefined;
+  private readonly checks: ThrottledChecks;
   private readonly cache = new Map<string, CacheEntry>();
   private readonly records: RecordCache;
-  private readonly inFlight = new Map<string, Promise<boolean>>();
   // Cache keys are HMAC-SHA-256 under a per-process key: a memory dump then holds no fast, unsalted
   // hash of any password that could be brute-forced offline.
   private readonly cacheKeyText = randomBytes(32).toString('base64');
@@ -109,7 +112,7 @@ export class BasicScheme implements AuthScheme {
     this.ttl = options.cacheTtlMs ?? 60_000;
     this.maxEntries = options.cacheMaxEntries ?? 1000;
     this.equal = options.safeEqual ?? defaultSafeEqual;
-    this.throttle = options.throttle;
+    this.checks = new ThrottledChecks(options.throttle);
     this.now = options.now ?? Date.now;
     if (!/^[\x20-\x7e]*$/.test(this.realm) || this.realm.includes('"')) throw new Error('BasicScheme: realm must be printable ASCII without quotes');
   }
@@ -131,13 +134,14 @@ export class BasicScheme implements AuthScheme {
   authenticateNow(req: Request): Caller | Promise<Caller> {
     const creds = parseBasic(req.headers.authorization);
     if (creds === undefined) throw invalidCredentials(this.challenge());
-    const key = this.keyOf(creds);
+    const source = sourceOf(req);
+    const key = this.keyOf(creds, source);
     const peeked = this.records.peekUser(creds.userId);
     if (peeked !== NOT_LOADED) {
       const cached = this.cachedCaller(key, peeked);
       if (cached !== undefined) return cached;
     }
-    return this.verify(creds, key, peeked);
+    return this.verify(creds, source, key, peeked);
   }
 
   /** The caller when this password was verified recently for the same record; a stale entry is dropped. */
@@ -151,7 +155,7 @@ export class BasicScheme implements AuthScheme {
     return undefined;
   }
 
-  private async verify(creds: BasicCredentials, key: string, peeked: User | undefined | typeof NOT_LOADED): Promise<Caller> {
+  private async verify(creds: BasicCredentials, source: string, key: string, peeked: User | undefined | typeof NOT_LOADED): Promise<Caller> {
     let user: User | undefined;
     if (peeked === NOT_LOADED) {
       user = await this.records.getUser(creds.userId);
@@ -160,37 +164,21 @@ export class BasicScheme implements AuthScheme {
     } else {
       user = peeked;
     }
-    // Only here, past the caches: a verified password in use is never slowed down by guessing.
-    const attempts = 'user:' + creds.userId;
-    if (this.throttle !== undefined) {
-      const wait = await this.throttle.retryAfter(attempts);
-      if (wait > 0) {
-        this.forgetUser(creds.userId);
-        throw new HttpError(429, 'Too many failed attempts for this user; retry later', { code: 'ROA_ERR_TOO_MANY_ATTEMPTS', headers: { 'Retry-After': String(wait) } });
-      }
-    }
     // Unknown users are verified against a dummy hash: same scrypt cost, same answer (no enumeration).
     const stored = user?.passwordHash ?? (await dummyPasswordHash());
-    // Concurrent requests with the same credentials share one scrypt run: a client opening many
-    // connections at once would otherwise pay scrypt per connection before the cache fills.
-    const flightKey = key + '\0' + stored;
-    let verifying = this.inFlight.get(flightKey);
-    if (verifying === undefined) {
-      verifying = verifyPassword(creds.password, stored, this.equal);
-      this.inFlight.set(flightKey, verifying);
-      const forget = (): void => {
-        this.inFlight.delete(flightKey);
-      };
-      verifying.then(forget, forget);
+    // Only here, past the caches: a verified password in use is never slowed down by guessing. The
+    // attempt is counted before scrypt runs, so racing guesses cannot outrun the limit; concurrent
+    // requests with the same credentials from the same source share one count and one scrypt run.
+    const outcome = await this.checks.run('user:' + creds.userId, source, key + '\0' + stored, () => verifyPassword(creds.password, stored, this.equal));
+    if (outcome.wait > 0) {
+      this.forgetUser(creds.userId, source);
+      throw new HttpError(429, 'Too many failed attempts for this user; retry later', { code: 'ROA_ERR_TOO_MANY_ATTEMPTS', headers: { 'Retry-After': String(outcome.wait) } });
     }
-    const ok = await verifying;
-    if (!ok || user === undefined) {
-      this.forgetUser(creds.userId);
-      await this.throttle?.fail(attempts);
+    if (!outcome.ok || user === undefined) {
+      this.forgetUser(creds.userId, source);
       throw invalidCredentials(this.challenge());
     }
-    await this.throttle?.reset(attempts);
-    this.remember(key, { name: user.name, passwordHash: user.passwordHash, expiresAt: this.now() + this.ttl });
+    this.remember(key, { name: user.name, source, passwordHash: user.passwordHash, expiresAt: this.now() + this.ttl });
     return { name: user.name, role: user.role, scopes: null, scheme: 'basic' };
   }
 
@@ -201,21 +189,23 @@ export class BasicScheme implements AuthScheme {
   }
 
   /**
-   * Drops the user's cached verifications after a wrong password or a throttled attempt. Otherwise,
-   * while the user is locked out, a guess equal to the cached password would answer 200 and every
-   * other guess 429 (no scrypt run, so at full speed): an oracle for the password. Once dropped, the
-   * right password too goes through the throttle and gets its 429 until the lock ends. Failures
-   * counted elsewhere (the password grant, another instance) reach this cache with the next guess
-   * that arrives here, which the shared throttle answers 429.
+   * Drops the user's cached verifications from this source after a wrong password or a throttled
+   * attempt. Otherwise, while the user is locked out there, a guess equal to the cached password
+   * would answer 200 and every other guess 429 (no scrypt run, so at full speed): an oracle for the
+   * password. Once dropped, the right password too goes through the throttle and gets its 429 until
+   * the lock ends. Entries are per source (the source is in the cache key), so the user's own
+   * verification from another address never answers for a locked one, and guesses from elsewhere
+   * do not flush it. Failures counted elsewhere (the password grant, another instance) reach this
+   * cache with the next guess from that source, which the shared throttle answers 429.
    */
-  private forgetUser(name: string): void {
+  private forgetUser(name: string, source: string): void {
     if (this.cache.size === 0) return;
-    for (const [key, entry] of this.cache) if (entry.name === name) this.cache.delete(key);
+    for (const [key, entry] of this.cache) if (entry.name === name && entry.source === source) this.cache.delete(key);
   }
 
-  private keyOf(creds: BasicCredentials): string {
+  private keyOf(creds: BasicCredentials, source: string): string {
     // A one-shot keyed digest (secret prefix): no Hmac object per request on the hot path.
-    return hash('sha256', this.cacheKeyText + creds.userId + '\0' + creds.password, 'base64url');
+    return hash('sha256', this.cacheKeyText + creds.userId + '\0' + source + '\0' + creds.password, 'base64url');
   }
 
   private remember(key: string, entry: CacheEntry): void {

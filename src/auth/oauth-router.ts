@@ -13,6 +13,7 @@ import type { OAuthClient } from '../storage/store.js';
 import { parseBasic } from './basic.js';
 import { invalidRequest, OAuthError } from './oauth-errors.js';
 import { OAuthTokenService, type ClientCredentials, type OAuthOptions } from './oauth-token.js';
+import { sourceOf } from './source-address.js';
 
 export type OAuthRouterOptions = OAuthOptions & { realm?: string };
 
@@ -69,23 +70,24 @@ function onlyMethods(allow: string): (req: Request) => void {
 
 /** The endpoint handlers as plain `(req, res)` functions (what the router mounts). */
 export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record<'token' | 'revoke' | 'introspect' | 'metadata' | 'jwks', Handler> {
-  const endpoint = (fn: (params: URLSearchParams, client: OAuthClient, res: Response) => Promise<void>): Handler => {
+  const endpoint = (fn: (params: URLSearchParams, client: OAuthClient, res: Response, source: string) => Promise<void>): Handler => {
     return async (req, res) => {
       let usedBasic = req.headers.authorization !== undefined;
       try {
         const params = await readForm(req);
         const creds = clientCredentials(req, params);
         usedBasic = creds.method === 'client_secret_basic';
-        const client = await service.authenticateClient(creds);
-        await fn(params, client, res);
+        const source = sourceOf(req);
+        const client = await service.authenticateClient(creds, source);
+        await fn(params, client, res, source);
       } catch (err) {
         sendError(res, err, usedBasic, realm);
       }
     };
   };
   return {
-    token: endpoint(async (params, client, res) => {
-      const body = await service.token(params, client);
+    token: endpoint(async (params, client, res, source) => {
+      const body = await service.token(params, client, source);
       res.status(200).set(NO_STORE).json(body);
     }),
     revoke: endpoint(async (params, client, res) => {

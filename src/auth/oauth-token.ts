@@ -4,7 +4,7 @@
  * refresh_token grants with rotation and reuse detection, revocation (RFC 7009), introspection (RFC 7662).
  * HTTP lives in `oauth-router.ts`; this module sees parameters, not requests.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { NewToken, OAuthClient, Store, TokenRecord, User } from '../storage/store.js';
 import type { JwtAccessTokens } from './jwt-keys.js';
 import { OAuthError, invalidRequest } from './oauth-errors.js';
@@ -12,6 +12,7 @@ import { dummyPasswordHash, verifyPassword } from './passwords.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import { parseScope, SCOPES } from './scopes.js';
 import { FailureThrottle, type AttemptThrottle } from './throttle.js';
+import { ThrottledChecks } from './throttled-check.js';
 import { generateToken, hashToken, verifyClientSecret } from './tokens.js';
 
 export type OAuthStore = Pick<
@@ -34,7 +35,10 @@ export interface OAuthOptions {
   /** JWT mode: access tokens are RFC 9068 JWTs. */
   jwt?: JwtAccessTokens;
   scopesSupported?: readonly string[];
-  /** Failed client-secret and password attempts; default 10 per minute per client id / user name, in memory. */
+  /**
+   * Counts client-secret and password attempts before each check, per client id / user name and
+   * source address; default 10 per minute, in memory.
+   */
   throttle?: AttemptThrottle;
   safeEqual?: SafeEqual;
   now?: () => number;
@@ -82,7 +86,9 @@ export class OAuthTokenService {
   private readonly accessTtl: number;
   private readonly refreshTtl: number;
   private readonly passwordClients: Set<string> | undefined;
-  private readonly throttle: AttemptThrottle;
+  private readonly checks: ThrottledChecks;
+  // Keys the fingerprints of checks in flight: no secret or password is kept as a map key.
+  private readonly fingerprintKey = randomBytes(32).toString('base64');
   private readonly equal: SafeEqual;
   private readonly now: () => number;
 
@@ -99,7 +105,7 @@ export class OAuthTokenService {
     this.passwordGrant = o.passwordGrant ?? true;
     this.passwordClients = o.passwordGrantClients === undefined ? undefined : new Set(o.passwordGrantClients);
     this.scopesSupported = o.scopesSupported ?? SCOPES;
-    this.throttle = o.throttle ?? new FailureThrottle();
+    this.checks = new ThrottledChecks(o.throttle ?? new FailureThrottle());
     this.equal = o.safeEqual ?? defaultSafeEqual;
     this.now = o.now ?? Date.now;
     for (const [name, ttl] of [['accessTokenTtlMs', this.accessTtl], ['refreshTokenTtlMs', this.refreshTtl]] as const) {
@@ -112,24 +118,28 @@ export class OAuthTokenService {
     return ['client_credentials', ...(this.passwordGrant ? ['password'] : []), 'refresh_token'];
   }
 
-  /** The client, or invalid_client (401; the router adds the Basic challenge) / 429 when throttled. */
-  async authenticateClient(creds: ClientCredentials): Promise<OAuthClient> {
-    const key = 'client:' + creds.clientId;
-    const wait = await this.throttle.retryAfter(key);
-    if (wait > 0) throw new ThrottledError('invalid_client', wait);
+  /**
+   * The client, or invalid_client (401; the router adds the Basic challenge) / 429 when throttled.
+   * `source` is the caller's address as the throttle counts it (auth/source-address).
+   */
+  async authenticateClient(creds: ClientCredentials, source = 'unknown'): Promise<OAuthClient> {
+    const subject = 'client:' + creds.clientId;
     const client = await this.store.getClient(creds.clientId);
+    const stored = client?.secretHash ?? DUMMY_CLIENT_HASH;
     // Unknown clients compare against a dummy hash too, so both failures cost the same.
-    const ok = await verifyClientSecret(creds.clientSecret, client?.secretHash ?? DUMMY_CLIENT_HASH, this.equal);
-    if (!ok || client === undefined) {
-      await this.throttle.fail(key);
-      throw new OAuthError('invalid_client', 'Client authentication failed', 401);
-    }
-    await this.throttle.reset(key);
+    const outcome = await this.checks.run(subject, source, this.fingerprint(subject, source, creds.clientSecret, stored), () => verifyClientSecret(creds.clientSecret, stored, this.equal));
+    if (outcome.wait > 0) throw new ThrottledError('invalid_client', outcome.wait);
+    if (!outcome.ok || client === undefined) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
     return client;
   }
 
-  /** POST /oauth/token for an authenticated client. */
-  async token(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
+  /** Identifies one guess in flight: subject, source, the guess and the record it is checked against. */
+  private fingerprint(subject: string, source: string, guess: string, stored: string): string {
+    return hash('sha256', [this.fingerprintKey, subject, source, guess, stored].join('\0'), 'base64url');
+  }
+
+  /** POST /oauth/token for an authenticated client; `source` as for `authenticateClient` (the password grant counts per source). */
+  async token(params: URLSearchParams, client: OAuthClient, source = 'unknown'): Promise<TokenResponse> {
     const grantType = params.get('grant_type');
     if (grantType === null || grantType === '') throw invalidRequest('grant_type is required');
     switch (grantType) {
@@ -137,7 +147,7 @@ export class OAuthTokenService {
         return this.clientCredentials(params, client);
       case 'password':
         if (!this.passwordGrant) throw new OAuthError('unsupported_grant_type', 'The password grant is disabled');
-        return this.passwordGrantFor(params, client);
+        return this.passwordGrantFor(params, client, source);
       case 'refresh_token':
         return this.refresh(params, client);
       default:
@@ -201,7 +211,7 @@ export class OAuthTokenService {
     return this.issue(client, user, scopes, randomUUID(), false);
   }
 
-  private async passwordGrantFor(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
+  private async passwordGrantFor(params: URLSearchParams, client: OAuthClient, source: string): Promise<TokenResponse> {
     if (this.passwordClients !== undefined && !this.passwordClients.has(client.clientId)) {
       throw new OAuthError('unauthorized_client', 'This client may not use the password grant');
     }
@@ -209,16 +219,12 @@ export class OAuthTokenService {
     const password = params.get('password');
     if (username === null || username === '' || password === null) throw invalidRequest('username and password are required');
     const scopes = this.grantedScopes(params, client.scopes);
-    const key = 'user:' + username;
-    const wait = await this.throttle.retryAfter(key);
-    if (wait > 0) throw new ThrottledError('invalid_grant', wait);
+    const subject = 'user:' + username;
     const user = await this.store.getUser(username);
-    const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()), this.equal);
-    if (!ok || user === undefined) {
-      await this.throttle.fail(key);
-      throw new OAuthError('invalid_grant', 'Invalid username or password');
-    }
-    await this.throttle.reset(key);
+    const stored = user?.passwordHash ?? (await dummyPasswordHash());
+    const outcome = await this.checks.run(subject, source, this.fingerprint(subject, source, password, stored), () => verifyPassword(password, stored, this.equal));
+    if (outcome.wait > 0) throw new ThrottledError('invalid_grant', outcome.wait);
+    if (!outcome.ok || user === undefined) throw new OAuthError('invalid_grant', 'Invalid username or password');
     const familyId = randomUUID();
     const response = await this.issue(client, user, scopes, familyId, true);
     // A password change revokes the user's tokens after storing the new hash. If it landed between

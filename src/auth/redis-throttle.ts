@@ -1,93 +1,73 @@
 /**
  * @module auth/redis-throttle
- * The token endpoint's failure throttle shared by every instance through Redis, so guesses spread
- * over N instances behind a balancer are still capped at one limit, not N of them. Each key is a
- * sorted set of failure times, trimmed to the window by small Lua scripts (one round trip per
- * check). While Redis cannot answer, the instance's own in-memory throttle decides: guessing
- * stays throttled per instance, and token requests are not refused because a counter is away.
+ * The failed-login throttle shared by every instance through Redis (rate-limiter-flexible's
+ * RateLimiterRedis on node-redis), so guesses spread over N instances behind a balancer are still
+ * capped at one limit, not N of them. Each count is one atomic INCRBY script in Redis: concurrent
+ * attempts on any instance are counted before any is checked. While Redis cannot answer, the
+ * instance's own in-memory limiters decide (rate-limiter-flexible's insurance limiter): guessing stays
+ * throttled per instance, and logins are not refused because a counter is away.
  */
-import { randomBytes } from 'node:crypto';
-import { RespPipeline } from './resp-pipeline.js';
-import { DEFAULT_THROTTLE_LIMIT, DEFAULT_THROTTLE_WINDOW_MS, FailureThrottle, type AttemptThrottle } from './throttle.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'redis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { limiterOptions, LimiterThrottle, memoryLimiters, throttleSettings, type ThrottleLimiters, type ThrottleOptions } from './throttle.js';
 
-export interface RedisThrottleOptions {
+export interface RedisThrottleOptions extends ThrottleOptions {
   /** Prepended to every key. Default `roa:throttle:`. */
   prefix?: string;
-  /** Failures allowed within the window. Default 10. */
-  limit?: number;
-  /** Window length (ms). Default 60 000. */
-  windowMs?: number;
-  /** Per-command deadline (ms) before the local throttle answers instead. Default 1000. */
+  /** Connect and per-command deadline (ms) before the local limiters answer instead. Default 1000. */
   commandTimeoutMs?: number;
-  now?: () => number;
 }
 
-// KEYS[1] = key; ARGV = now (ms), window (ms), limit. Answers ms until another attempt is allowed.
-const RETRY_AFTER = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-local limit = tonumber(ARGV[3])
-if redis.call('ZCARD', KEYS[1]) < limit then return 0 end
-local nth = redis.call('ZRANGE', KEYS[1], -limit, -limit, 'WITHSCORES')
-return math.max(1, tonumber(nth[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]))`;
-
-// KEYS[1] = key; ARGV = now (ms), window (ms), limit, a unique member. Keeps at most `limit` entries.
-const FAIL = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[3]) + 1))
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1`;
-
 /**
- * A sliding-window failure counter in Redis, with the instance's in-memory one as its fallback.
+ * The throttle counted in Redis, with the instance's in-memory one as its fallback.
  * @example
  *   const throttle = new RedisFailureThrottle('redis://127.0.0.1:6379');
  *   createOAuthRouter({ store, issuer, throttle });
  */
-export class RedisFailureThrottle implements AttemptThrottle {
-  private readonly redis: RespPipeline;
-  private readonly local: FailureThrottle;
-  private readonly prefix: string;
-  private readonly limit: number;
-  private readonly windowMs: number;
-  private readonly now: () => number;
-
+export class RedisFailureThrottle extends LimiterThrottle {
   constructor(url: string, options: RedisThrottleOptions = {}) {
-    this.prefix = options.prefix ?? 'roa:throttle:';
-    this.limit = options.limit ?? DEFAULT_THROTTLE_LIMIT;
-    this.windowMs = options.windowMs ?? DEFAULT_THROTTLE_WINDOW_MS;
-    this.now = options.now ?? Date.now;
-    if (!(Number.isInteger(this.limit) && this.limit > 0) || !(this.windowMs > 0)) throw new RangeError('RedisFailureThrottle: limit and windowMs must be positive');
+    const settings = throttleSettings(options);
+    const prefix = (options.prefix ?? 'roa:throttle:').replace(/:$/, '');
     const timeout = options.commandTimeoutMs ?? 1000;
-    this.redis = new RespPipeline(new URL(url), { connectTimeoutMs: timeout, commandTimeoutMs: timeout });
-    this.local = new FailureThrottle({ limit: this.limit, windowMs: this.windowMs, now: this.now });
+    const client = createClient({
+      url,
+      // Nothing waits in an offline queue: while Redis is away the local limiters answer at once.
+      disableOfflineQueue: true,
+      socket: { connectTimeout: timeout, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
+    });
+    // Connection errors surface as refused commands (then the fallback); the client reconnects itself.
+    client.on('error', () => {});
+    // The first attempts wait for the first connection (bounded by connectTimeout), so a fresh
+    // instance does not count them locally while Redis is about to answer.
+    // node-redis retries a first connection by its reconnect strategy, so the wait has its own bound.
+    const connected = Promise.race([client.connect().then(() => undefined, () => undefined), delay(timeout)]);
+    const timed = client.withCommandOptions({ timeout });
+    const local = memoryLimiters(settings, `${prefix}:local`);
+    const o = limiterOptions(settings);
+    const redis = (name: keyof ThrottleLimiters, key: string): RateLimiterRedis =>
+      new RateLimiterRedis({ ...o[name], storeClient: timed, useRedisPackage: true, rejectIfRedisNotReady: true, keyPrefix: `${prefix}:${key}`, insuranceLimiter: local[name] });
+    super({ pair: redis('pair', 'try'), source: redis('source', 'from'), locks: redis('locks', 'locks') }, settings, async () => {
+      if (client.isReady) await client.close();
+      else client.destroy();
+    });
+    this.connected = connected;
   }
 
-  async retryAfter(key: string): Promise<number> {
-    try {
-      const ms = await this.redis.command(['EVAL', RETRY_AFTER, '1', this.prefix + key, String(this.now()), String(this.windowMs), String(this.limit)]);
-      if (typeof ms !== 'number') throw new Error(`unexpected Redis reply ${JSON.stringify(ms)}`);
-      return ms <= 0 ? 0 : Math.max(1, Math.ceil(ms / 1000));
-    } catch {
-      return this.local.retryAfter(key);
-    }
+  private readonly connected: Promise<void>;
+
+  override async attempt(subject: string, source: string): Promise<number> {
+    await this.connected;
+    return super.attempt(subject, source);
   }
 
-  async fail(key: string): Promise<void> {
-    // Counted here too, so the fallback knows this instance's recent failures if Redis goes away.
-    this.local.fail(key);
-    const at = this.now();
-    await this.redis
-      .command(['EVAL', FAIL, '1', this.prefix + key, String(at), String(this.windowMs), String(this.limit), `${at}:${randomBytes(6).toString('base64url')}`])
-      .catch(() => undefined);
+  override async succeeded(subject: string, source: string): Promise<void> {
+    await this.connected;
+    return super.succeeded(subject, source);
   }
+}
 
-  async reset(key: string): Promise<void> {
-    this.local.reset(key);
-    await this.redis.command(['DEL', this.prefix + key]).catch(() => undefined);
-  }
-
-  close(): Promise<void> {
-    return this.redis.close();
-  }
+/** Resolves after `ms` without holding the process open. */
+function delay(ms: number): Promise<void> {
+  return sleep(ms, undefined, { ref: false });
 }

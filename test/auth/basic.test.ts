@@ -175,20 +175,48 @@ describe('BasicScheme with a failure throttle', () => {
     const throttle = new FailureThrottle({ limit: 2, windowMs: 60_000 });
     const scheme = new BasicScheme({ store, throttle });
     assert.equal((await scheme.authenticate(req(basic('ann:s3cret')))).name, 'ann');
-    // Another instance (or the password grant) counts the failures on the shared throttle.
-    throttle.fail('user:ann');
-    throttle.fail('user:ann');
+    // Another instance (or the password grant) counts the attempts on the shared throttle.
+    assert.equal(await throttle.attempt('user:ann', 'unknown'), 0);
+    assert.equal(await throttle.attempt('user:ann', 'unknown'), 0);
     // The first guess here reaches the throttle and clears the cache; the right password then gets 429 too.
     await assert.rejects(scheme.authenticate(req(basic('ann:guess'))), (e: HttpError) => e.status === 429);
     await assert.rejects(scheme.authenticate(req(basic('ann:s3cret'))), (e: HttpError) => e.status === 429);
   });
 
-  it('forgets the failures once the password verifies', async () => {
+  it('gives back only its own attempt once the password verifies, never the failures before it (issue 24)', async () => {
     const { scheme } = await setup();
     for (let i = 0; i < 2; i++) await assert.rejects(scheme.authenticate(req(basic('ann:wrong'))), (e: HttpError) => e.status === 401);
     assert.equal((await scheme.authenticate(req(basic('ann:s3cret')))).name, 'ann');
-    for (let i = 0; i < 2; i++) await assert.rejects(scheme.authenticate(req(basic('ann:wrong'))), (e: HttpError) => e.status === 401);
-    // Two plus two failures with a success between: still under the limit of three.
-    await assert.rejects(scheme.authenticate(req(basic('ann:wrong-again'))), (e: HttpError) => e.status === 401);
+    // Two failures still count: one more is checked, the next is throttled.
+    await assert.rejects(scheme.authenticate(req(basic('ann:wrong'))), (e: HttpError) => e.status === 401);
+    await assert.rejects(scheme.authenticate(req(basic('ann:wrong-again'))), (e: HttpError) => e.status === 429);
+  });
+
+  it('checks at most the limit of 200 concurrent guesses, the right one among them included (issue 24)', async () => {
+    const { scheme, counter } = await setup();
+    const guesses = Array.from({ length: 200 }, (_, i) => (i % 50 === 49 ? 's3cret' : `guess-${i}`));
+    const outcomes = await Promise.allSettled(guesses.map((p) => scheme.authenticate(req(basic(`ann:${p}`)))));
+    assert.ok(counter.equalCalls <= 3, `${counter.equalCalls} passwords checked`);
+    const throttled = outcomes.filter((o) => o.status === 'rejected' && (o.reason as HttpError).status === 429).length;
+    assert.ok(throttled >= 200 - 3, `${throttled} throttled`);
+  });
+
+  it('shares one count and one check among identical attempts in flight, so a burst of right passwords is not throttled', async () => {
+    const { scheme, counter } = await setup();
+    const callers = await Promise.all(Array.from({ length: 50 }, () => scheme.authenticate(req(basic('ann:s3cret')))));
+    assert.ok(callers.every((c) => c.name === 'ann'));
+    assert.equal(counter.equalCalls, 1);
+  });
+
+  it('locks a user at the guessing address only (issue 24)', async () => {
+    const { scheme } = await setup();
+    const from = (address: string, authorization: string) => ({ headers: { authorization }, locals: {}, socket: { remoteAddress: address } }) as unknown as Request;
+    for (let i = 0; i < 3; i++) await assert.rejects(scheme.authenticate(from('192.0.2.1', basic(`ann:guess-${i}`))), (e: HttpError) => e.status === 401);
+    await assert.rejects(scheme.authenticate(from('192.0.2.1', basic('ann:s3cret'))), (e: HttpError) => e.status === 429);
+    assert.equal((await scheme.authenticate(from('198.51.100.7', basic('ann:s3cret')))).name, 'ann');
+    // The cached verification from the other address is no oracle at the locked one.
+    await assert.rejects(scheme.authenticate(from('192.0.2.1', basic('ann:s3cret'))), (e: HttpError) => e.status === 429);
+    // IPv4-mapped IPv6 is the same source as its IPv4 address.
+    await assert.rejects(scheme.authenticate(from('::ffff:192.0.2.1', basic('ann:s3cret'))), (e: HttpError) => e.status === 429);
   });
 });
