@@ -6,7 +6,7 @@ import { HttpError } from '../errors/http-error.js';
 import type { Request } from '../http/request.js';
 import type { Store, TokenRecord, User } from '../storage/store.js';
 import type { JwtAccessTokens, VerifiedClaims } from './jwt-keys.js';
-import type { AuthScheme, Caller, Role } from './scheme.js';
+import type { AuthScheme, Caller } from './scheme.js';
 import { hashToken } from './tokens.js';
 import { NOT_LOADED, RecordCache } from './user-cache.js';
 
@@ -31,15 +31,6 @@ function scopesOf(claims: VerifiedClaims): string[] {
 /** The caller a user's token acts as, with the role the user has now; `scopes` becomes the caller's own. */
 function bearerCaller(user: User, clientId: string, scopes: string[]): Caller {
   return { name: user.name, role: user.role, scopes, scheme: 'bearer', clientId };
-}
-
-/** The caller of a JWT that carries its roles (the first is the role it acts with). */
-function rolesCaller(claims: VerifiedClaims, roles: [Role, ...string[]], scopes: string[]): Caller {
-  return { name: claims.sub, role: roles[0], scopes, scheme: 'bearer', clientId: claims.client_id };
-}
-
-function isRoles(value: unknown): value is [Role, ...string[]] {
-  return Array.isArray(value) && (value[0] === 'reader' || value[0] === 'editor' || value[0] === 'admin');
 }
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
@@ -103,14 +94,20 @@ export class BearerScheme implements AuthScheme {
 
   /**
    * The caller of a JWT whose signature was verified and whose revocation was checked within
-   * REVOCATION_RECHECK_MS (and since this process last revoked anything), when it carries its roles;
-   * undefined when `fromJwt` must decide.
+   * REVOCATION_RECHECK_MS (and since this process last revoked anything), when its user's and
+   * client's records are cached; undefined when `fromJwt` must decide. The role is the user's
+   * current one, never the token's `roles` claim: a demoted or removed user loses it within the
+   * record cache's second, as with every other scheme (issue 24).
    */
   private recentJwtCaller(token: string): Caller | undefined {
     const jwt = this.options.jwt!;
     const claims = jwt.peek(token);
-    if (claims === undefined || !isRoles(claims.roles) || !this.revocationCheckedRecently(token, jwt, this.now())) return undefined;
-    return rolesCaller(claims, claims.roles, scopesOf(claims));
+    if (claims === undefined || !this.revocationCheckedRecently(token, jwt, this.now())) return undefined;
+    const user = this.records.peekUser(claims.sub);
+    const client = this.records.peekClient(claims.client_id);
+    if (user === NOT_LOADED || client === NOT_LOADED) return undefined;
+    if (user === undefined || client === undefined) throw this.invalidToken();
+    return bearerCaller(user, claims.client_id, scopesOf(claims));
   }
 
   /** Whether the store confirmed this token unrevoked within REVOCATION_RECHECK_MS, and since this process last revoked anything. */
@@ -162,11 +159,9 @@ export class BearerScheme implements AuthScheme {
       }
       if (this.unrevoked.size >= 10_000) this.unrevoked.delete(this.unrevoked.keys().next().value as string);
       this.unrevoked.set(token, { at: now, epoch: jwt.revocationEpoch });
-      // Without a roles claim (tokens from before it existed), the user decides the role.
-      if (!isRoles(claims.roles)) return this.callerFor(claims.sub, claims.client_id, scopes);
     }
-    if (!isRoles(claims.roles)) return this.callerFor(claims.sub, claims.client_id, scopes);
-    return rolesCaller(claims, claims.roles, scopes);
+    // The user's current record decides the role (and that the user and client still exist).
+    return this.callerFor(claims.sub, claims.client_id, scopes);
   }
 
   private readonly unrevoked = new Map<string, { at: number; epoch: number }>();

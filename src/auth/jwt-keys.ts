@@ -25,7 +25,7 @@ export interface AccessJwtClaims {
   scopes: string[];
   jti: string;
   expiresAt: Date;
-  /** The user's role, as an RFC 9068 §2.2.3.1 `roles` claim, so checks need no user lookup. */
+  /** The user's role at issue, as an RFC 9068 §2.2.3.1 `roles` claim, for other resource servers; roa itself reads the current role from the user record. */
   roles?: string[];
 }
 
