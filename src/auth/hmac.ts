@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hmacSha256Base64, prepareHmacKey, type HmacKey } from './hmac-sha256.js';
-import { formatStringToSign } from '../client/string-to-sign.js';
+import { formatStringToSign, formConflict } from '../client/string-to-sign.js';
 import { HttpError } from '../errors/http-error.js';
 import { DEFAULT_BODY_LIMIT, readRawBody } from '../http/body.js';
 import type { Request } from '../http/request.js';
@@ -171,7 +171,12 @@ export class HmacScheme implements AuthScheme {
     const contentDigestField = contentDigestOf(req);
     let digests: ParsedDigest[] | undefined;
     if (contentDigestField !== undefined) digests = parseContentDigest(contentDigestField);
-    const stringToSign = formatStringToSign({ method, target, date: cred.nonce === undefined ? undefined : dateHeader, nonce: cred.nonce, contentDigest: contentDigestField });
+    const parts = { method, target, date: cred.nonce === undefined ? undefined : dateHeader, nonce: cred.nonce, contentDigest: contentDigestField };
+    // A string that could be read as another form is refused before any digest is computed: a
+    // signature made for one form must never verify in another (issue 24).
+    const conflict = formConflict(parts, isContentDigestField);
+    if (conflict !== undefined) throw invalidCredentials(this.challenge(), this.diagnosticsBeforeParse(null, dateHeader), conflict);
+    const stringToSign = formatStringToSign(parts);
     const now = this.o.now();
     // 2. Load the secret; unknown users and users without a secret get the dummy.
     const peeked = this.records.peekUser(cred.user);
@@ -264,6 +269,16 @@ function nonceStoreUnavailable(cause: unknown): HttpError {
     expose: true,
     cause,
   });
+}
+
+/** Whether a value would be accepted as a Content-Digest field (what the forms are kept apart by). */
+function isContentDigestField(value: string): boolean {
+  try {
+    parseContentDigest(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The Content-Digest field as signed: repeated fields joined as one list (RFC 9110 §5.3). */

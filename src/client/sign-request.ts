@@ -1,7 +1,10 @@
 /** @module client/sign-request Signs a request for roa's `hmac` scheme (header `Authentication`). */
 import { createHmac, randomBytes } from 'node:crypto';
 import { contentDigest } from './content-digest.js';
-import { formatStringToSign, NONCE_RE } from './string-to-sign.js';
+import { formatStringToSign, formConflict, NONCE_RE } from './string-to-sign.js';
+
+// A Content-Digest as the server reads one: a Dictionary whose first member is a Byte Sequence (RFC 9530 §2).
+const DIGEST_FIELD_RE = /^[a-z*][a-z0-9_.*-]*=:[A-Za-z0-9+/]*={0,2}:(?:[;,]|$)/;
 
 export interface SignRequestOptions {
   method: string;
@@ -85,14 +88,21 @@ function signWith(options: SignRequestOptions): SignedHeaders {
   let stringToSign: string;
   let credentials: string;
   if (options.minimal === true) {
-    stringToSign = formatStringToSign({ method, target, contentDigest: digest });
+    const parts = { method, target, contentDigest: digest };
+    // The server refuses a string that could be read as another form; say so here rather than with its 401.
+    const conflict = formConflict(parts, (v) => DIGEST_FIELD_RE.test(v));
+    if (conflict !== undefined) throw new TypeError(`signRequest: ${conflict}; sign it in the replay-protected form`);
+    stringToSign = formatStringToSign(parts);
     credentials = options.user;
   } else {
     const date = (options.date ?? new Date()).toUTCString(); // IMF-fixdate, RFC 9110 §5.6.7
     const nonce = options.nonce ?? randomBytes(16).toString('base64url');
     if (!NONCE_RE.test(nonce)) throw new TypeError('signRequest: nonce must be 16-128 characters of [A-Za-z0-9_-]');
     headers.Date = date;
-    stringToSign = formatStringToSign({ method, target, date, nonce, contentDigest: digest });
+    const parts = { method, target, date, nonce, contentDigest: digest };
+    const conflict = formConflict(parts, (v) => DIGEST_FIELD_RE.test(v));
+    if (conflict !== undefined) throw new TypeError(`signRequest: ${conflict}`);
+    stringToSign = formatStringToSign(parts);
     credentials = `${options.user}:${nonce}`;
   }
   const mac = createHmac('sha256', options.secret).update(stringToSign, 'utf8').digest('base64');
