@@ -31,8 +31,7 @@ export interface AppOptions {
   flushPerTurn?: boolean;
   /**
    * When the app is a server's request listener: a response sent before the request's body arrived
-   * keeps the connection only while at most this many body bytes are left to drain (default 64 KiB);
-   * otherwise the connection closes (http/unread-body).
+   * drains at most this many more body bytes, then cuts the connection (default 64 KiB; http/unread-body).
    */
   maxDrainBytes?: number;
 }

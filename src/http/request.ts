@@ -31,9 +31,6 @@ const END_DEFERRED = Symbol('roa.endDeferred');
  */
 export const AWAITING_CONTINUE = Symbol('roa.awaitingContinue');
 
-/** The response whose keep-alive http/unread-body withdrew until this request's body has arrived. */
-export const KEEP_ALIVE_WHEN_READ = Symbol('roa.keepAliveWhenRead');
-
 /** How many unread body bytes may be drained before the connection is cut (http/unread-body). */
 export const DRAIN_BOUND = Symbol('roa.drainBound');
 /** Set while an unread body is drained: the bytes still allowed (counted in `push`). */
@@ -67,7 +64,6 @@ export class Request extends IncomingMessage {
   declare [BODY_SINK]: BodySink | undefined;
   declare [END_DEFERRED]: boolean;
   declare [AWAITING_CONTINUE]: ServerResponse | undefined;
-  declare [KEEP_ALIVE_WHEN_READ]: ServerResponse | undefined;
   declare [DRAIN_BOUND]: number | undefined;
   declare [DRAIN_LEFT]: number | undefined;
   declare _dumped: boolean;
@@ -85,7 +81,6 @@ export class Request extends IncomingMessage {
    * (draining, 'close') runs as usual.
    */
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-    if (chunk === null && this[KEEP_ALIVE_WHEN_READ] !== undefined) bodyArrived(this);
     if (chunk !== null && this[DRAIN_LEFT] !== undefined && !this.drained(chunk as Buffer)) return false;
     const sink = this[BODY_SINK];
     if (sink === undefined) return super.push(chunk, encoding);
@@ -294,7 +289,6 @@ function initRequest(r: Request): void {
   r[BODY_SINK] = undefined;
   r[END_DEFERRED] = false;
   r[AWAITING_CONTINUE] = undefined;
-  r[KEEP_ALIVE_WHEN_READ] = undefined;
   r[DRAIN_BOUND] = undefined;
   r[DRAIN_LEFT] = undefined;
 }
@@ -321,11 +315,4 @@ export function continueIfAwaited(req: Request): void {
   if (res === undefined) return;
   req[AWAITING_CONTINUE] = undefined;
   if (!res.headersSent && !res.writableEnded) res.writeContinue();
-}
-
-/** The whole body arrived before the response started: draining is no longer needed, keep-alive returns. */
-function bodyArrived(req: Request): void {
-  const res = req[KEEP_ALIVE_WHEN_READ]!;
-  req[KEEP_ALIVE_WHEN_READ] = undefined;
-  if (!res.headersSent) res.shouldKeepAlive = true;
 }

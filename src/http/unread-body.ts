@@ -3,12 +3,13 @@
  * A response sent before its request's body has arrived decides whether the connection survives.
  * node keeps it by draining the rest of the body once the response is done, so a refused 1 GiB
  * upload (a 413, a 401 before the body was read) would still be read in full. Draining is bounded:
- * a declared length over the bound makes the response say `Connection: close` (RFC 9112 §9.6)
- * unless the body has arrived by the time the response starts; a chunked body, whose length is
- * unknown, is drained after the response for at most the bound, then the connection is cut.
+ * at most the bound is read after the response, then the connection is cut. The connection is not
+ * closed at once: a client still sending the body would get a reset that can destroy the response
+ * it has not read yet (the "lingering close" of RFC 9112 §9.6), which is how a gateway in front
+ * lost a 413 and answered 502.
  */
 import type { ServerResponse } from 'node:http';
-import { DRAIN_BOUND, KEEP_ALIVE_WHEN_READ, type Request } from './request.js';
+import { DRAIN_BOUND, type Request } from './request.js';
 
 /** The most unread body bytes drained to keep a connection open after an early response. */
 export const DEFAULT_MAX_DRAIN_BYTES = 64 * 1024;
@@ -21,20 +22,15 @@ export function checkMaxDrainBytes(value: number | undefined): number {
 }
 
 /**
- * Called as a request is dispatched. A Content-Length over `maxDrain`: the response closes the
- * connection unless the whole body has arrived before it starts (the request's end restores
- * keep-alive, see `Request.push`). Chunked: once the body is left unread (the response is done, or
- * a reader refused it), at most `maxDrain` more bytes are read before the connection is cut
- * (`drainUnread` in http/request).
+ * Called as a request is dispatched: once the body is left unread (the response is done, or a reader
+ * refused it), at most `maxDrain` more bytes are read before the connection is cut (`drainUnread` in
+ * http/request). A body that has fully arrived, or none, costs nothing.
  */
-export function closeUnlessRead(req: Request, res: ServerResponse, maxDrain: number): void {
-  const te = req.headers['transfer-encoding'];
-  if (te === undefined) {
+export function closeUnlessRead(req: Request, _res: ServerResponse, maxDrain: number): void {
+  if (req.complete) return;
+  if (req.headers['transfer-encoding'] === undefined) {
     const cl = req.headers['content-length'];
-    if (cl === undefined || Number(cl) <= maxDrain || req.complete || !res.shouldKeepAlive) return;
-    res.shouldKeepAlive = false;
-    req[KEEP_ALIVE_WHEN_READ] = res;
-    return;
+    if (cl === undefined || Number(cl) <= maxDrain) return;
   }
-  if (!req.complete) req[DRAIN_BOUND] = maxDrain;
+  req[DRAIN_BOUND] = maxDrain;
 }

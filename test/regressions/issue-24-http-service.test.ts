@@ -290,7 +290,8 @@ describe('issue 24: Expect: 100-continue is answered with the final status when 
       assert.doesNotMatch(c.text, /100 Continue/);
       const [msg] = c.messages();
       assert.equal(msg!.status, 413);
-      assert.equal(msg!.headers.connection, 'close');
+      // Not closed at once (a reset could destroy the 413 before the client reads it, RFC 9112 §9.6):
+      // what was sent past the bound cuts the connection.
       await c.closedByServer();
     } finally {
       c.destroy();
@@ -361,7 +362,7 @@ describe('issue 24: refused bodies are not drained past a bound', () => {
     assert.equal(DEFAULT_MAX_DRAIN_BYTES, 64 * 1024);
   });
 
-  it('closes after a 413 instead of reading a 1 GiB declared body', async () => {
+  it('closes after a 413 instead of reading a 1 GiB declared body, once 64 KiB more has been drained', async () => {
     const c = await RawClient.open(srv.port);
     try {
       c.write(`POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1024 ** 3}\r\n\r\n`);
@@ -369,7 +370,8 @@ describe('issue 24: refused bodies are not drained past a bound', () => {
       await c.until(finals(1), 'a final response');
       const [msg] = c.messages();
       assert.equal(msg!.status, 413);
-      assert.equal(msg!.headers.connection, 'close');
+      // Not closed at once (a reset could destroy the 413 before the client reads it, RFC 9112 §9.6):
+      // what was sent past the bound cuts the connection.
       await c.closedByServer();
     } finally {
       c.destroy();
@@ -421,13 +423,13 @@ describe('issue 24: refused bodies are not drained past a bound', () => {
     }
   });
 
-  it('closes after a 401 sent before a body over 64 KiB arrived', async () => {
+  it('closes after a 401 sent before a body over 64 KiB arrived, once the bound is passed', async () => {
     const c = await RawClient.open(srv.port);
     try {
       c.write(`POST /guarded HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${DEFAULT_MAX_DRAIN_BYTES + 1}\r\n\r\n`);
       await c.until(finals(1), 'a final response');
       assert.equal(c.messages()[0]!.status, 401);
-      assert.equal(c.messages()[0]!.headers.connection, 'close');
+      c.write(Buffer.alloc(DEFAULT_MAX_DRAIN_BYTES + 1, 0x20));
       await c.closedByServer();
     } finally {
       c.destroy();
@@ -455,7 +457,7 @@ describe('issue 24: refused bodies are not drained past a bound', () => {
     try {
       c.write('POST /guarded HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n');
       await c.until(finals(1), 'a final response');
-      assert.equal(c.messages()[0]!.headers.connection, 'close');
+      c.write('01234567890');
       await c.closedByServer();
     } finally {
       c.destroy();
