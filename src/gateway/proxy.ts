@@ -435,6 +435,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // Hits answered in one event-loop turn leave together at its end (see http/turn-flush).
   server.on('connection', flushPerTurn);
   server.on('clientError', answerClientError);
+  // RFC 9110 §10.1.1: the origin decides whether it wants the body. The client's Expect goes on
+  // with the request and the origin's `100 Continue` comes back through `interim`, so a write the
+  // origin refuses on its headers (401, 413) is answered without the client sending the body.
+  server.on('checkContinue', handle);
 
   return {
     server,
@@ -563,7 +567,11 @@ function outgoing(fields: readonly Field[], via: string | undefined, cacheStatus
 /** Forwards 1xx interim responses (RFC 9110 §15.2) other than 100/101, which node handles itself. */
 function interim(res: ServerResponse): (info: InformationEvent) => void {
   return (info) => {
-    if (info.statusCode === 100 || info.statusCode === 101 || res.headersSent || res.socket === null) return;
+    if (info.statusCode === 101 || res.headersSent || res.socket === null) return;
+    if (info.statusCode === 100) {
+      if (res.req.headers.expect !== undefined) res.writeContinue();
+      return;
+    }
     let head = `HTTP/1.1 ${info.statusCode} ${info.statusMessage}\r\n`;
     for (let i = 0; i < info.rawHeaders.length; i += 2) head += `${info.rawHeaders[i]}: ${info.rawHeaders[i + 1]}\r\n`;
     res.socket.write(head + '\r\n');

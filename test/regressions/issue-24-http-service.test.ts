@@ -503,7 +503,7 @@ describe('issue 24: the article service (startService) applies the same rules', 
   let port = 0;
   let editor = '';
   before(async () => {
-    svc = await startTestService();
+    svc = await startTestService({ gatewayPort: 'ephemeral' });
     port = svc.running.address.port;
     editor = await svc.addUser('ed', 'editor');
   });
@@ -537,6 +537,32 @@ describe('issue 24: the article service (startService) applies the same rules', 
   it('sends 100 Continue to an editor\'s write and creates the article', async () => {
     const body = JSON.stringify({ title: 'Continued', price: { amount: '1.5000', currency: 'usd' } });
     const c = await RawClient.open(port);
+    try {
+      c.write(`POST /articles HTTP/1.1\r\nHost: x\r\nAuthorization: ${editor}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+      await c.until((t) => t.includes('100 Continue\r\n\r\n'), '100 Continue');
+      c.write(body);
+      await c.until(finals(1), 'a final response');
+      assert.deepEqual(c.messages().map((m) => m.status), [100, 201]);
+    } finally {
+      c.destroy();
+    }
+  });
+
+  it('through the gateway: the origin decides, so an anonymous write gets 401 without 100 Continue', async () => {
+    const c = await RawClient.open(svc.running.gatewayAddress!.port);
+    try {
+      c.write(`POST /articles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${1024 ** 3}\r\nExpect: 100-continue\r\n\r\n`);
+      await c.until(finals(1), 'a final response');
+      assert.doesNotMatch(c.text, /100 Continue/);
+      assert.equal(c.messages()[0]!.status, 401);
+    } finally {
+      c.destroy();
+    }
+  });
+
+  it("through the gateway: the origin's 100 Continue reaches an editor, whose write is created", async () => {
+    const body = JSON.stringify({ title: 'Continued via gateway', price: { amount: '1.5000', currency: 'usd' } });
+    const c = await RawClient.open(svc.running.gatewayAddress!.port);
     try {
       c.write(`POST /articles HTTP/1.1\r\nHost: x\r\nAuthorization: ${editor}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
       await c.until((t) => t.includes('100 Continue\r\n\r\n'), '100 Continue');
