@@ -4,7 +4,7 @@
  */
 import http, { type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { adoptRequest, AWAITING_CONTINUE, Request, type NextFunction } from './http/request.js';
-import { answerClientError } from './http/client-error.js';
+import { answerClientError, refuseConnect } from './http/client-error.js';
 import { hostProblem } from './http/host.js';
 import { checkMaxDrainBytes, closeUnlessRead } from './http/unread-body.js';
 import { HttpError } from './errors/http-error.js';
@@ -157,6 +157,7 @@ export function createApp(options: AppOptions = {}): App {
       server.emit('request', req, res);
     });
     server.on('clientError', answerClientError);
+    server.on('connect', refuseConnect);
     return server as unknown as Server;
   };
 

@@ -18,7 +18,7 @@ import { buildStored, concatBody, freshen, serveStored, varyNames, varyValues, w
 import { requestFraming, type Framing } from './request-framing.js';
 import { Upstream, UpstreamError } from './upstream.js';
 import { HttpError } from '../errors/http-error.js';
-import { answerClientError } from '../http/client-error.js';
+import { answerClientError, refuseConnect } from '../http/client-error.js';
 import { isValidHost } from '../http/host.js';
 import { flushPerTurn, requestStarted } from '../http/turn-flush.js';
 
@@ -435,6 +435,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // Hits answered in one event-loop turn leave together at its end (see http/turn-flush).
   server.on('connection', flushPerTurn);
   server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
   // RFC 9110 §10.1.1: the origin decides whether it wants the body. The client's Expect goes on
   // with the request and the origin's `100 Continue` comes back through `interim`, so a write the
   // origin refuses on its headers (401, 413) is answered without the client sending the body.

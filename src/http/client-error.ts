@@ -13,6 +13,9 @@ const STATUS_BY_CODE: Record<string, [status: number, slug: string, detail: stri
   HPE_HEADER_OVERFLOW: [431, 'header-too-large', 'The request line and header fields exceed the server limit'],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'chunk-extensions-too-large', 'The chunk extensions exceed the server limit'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request-timeout', 'The request took too long to arrive'],
+  // CONNECT asks a forward proxy for a tunnel (RFC 9110 §9.3.6); roa is an origin and a reverse
+  // proxy, so the request is the client's mistake (a 501 would blame the server).
+  ROA_CONNECT_REFUSED: [400, 'connect-not-supported', 'This server does not open tunnels (CONNECT)'],
 };
 const MALFORMED: [number, string, string] = [400, 'malformed-request', 'The request is not valid HTTP/1.1'];
 
@@ -123,4 +126,14 @@ function refusedIsHead(err: { rawPacket?: Buffer; bytesParsed?: number }): boole
   const ended = packet.subarray(0, upTo).lastIndexOf('\r\n\r\n');
   const start = ended === -1 ? 0 : ended + 4;
   return packet.subarray(start, start + 5).toString('latin1') === 'HEAD ';
+}
+
+/**
+ * A `connect` listener for http.Server: node hands CONNECT requests over as a raw socket and, with
+ * no listener, drops the connection without a word. They get a problem like any other refusal.
+ * @example
+ *   server.on('connect', refuseConnect);
+ */
+export function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
+  answerClientError(Object.assign(new Error('CONNECT refused'), { code: 'ROA_CONNECT_REFUSED' }), socket);
 }
