@@ -103,20 +103,18 @@ describe('Purger', () => {
   it('fans PURGE for every url and one xkey PURGE out to every node in parallel', async () => {
     const a = await fakeNode();
     const b = await fakeNode();
-    // Each answer takes 150 ms: sent one after another, six requests would take 900 ms.
-    let firstAnswer = Infinity;
+    // No node answers until all six requests have arrived: sent one after another, the second
+    // would never be sent and the purge would hang (caught by the wide deadline below).
+    let release!: () => void;
+    const allArrived = new Promise<void>((r) => (release = r));
     for (const n of [a, b]) {
-      n.respond = () =>
-        sleep(150).then(() => {
-          firstAnswer = Math.min(firstAnswer, Date.now());
-          return 200;
-        });
+      n.respond = () => {
+        if (a.seen.length + b.seen.length === 6) release();
+        return allArrived.then(() => 200);
+      };
     }
-    const p = purger({ nodes: [a.url, b.url], delayedPurgeMs: 0 });
-    const t0 = Date.now();
+    const p = purger({ nodes: [a.url, b.url], delayedPurgeMs: 0, timeoutMs: 60_000 });
     await p.purge({ urls: ['/article/7', '/articles'], tags: ['article-7', 'articles'] });
-    const took = Date.now() - t0;
-    assert.ok(took >= 140 && took < 700, `took ${took} ms (one after another: 900 ms)`);
     for (const n of [a, b]) {
       const sorted = [...n.seen].sort((x, y) => x.url.localeCompare(y.url));
       assert.deepEqual(
@@ -127,8 +125,6 @@ describe('Purger', () => {
           ['PURGE', '/articles', undefined],
         ],
       );
-      // All arrived before the first answer went out: they were in flight together.
-      assert.ok(Math.max(...n.seen.map((s) => s.at)) <= firstAnswer);
     }
     assert.deepEqual(p.stats(), { sent: 6, failed: 0, retried: 0, pending: 0 });
   });
@@ -149,7 +145,7 @@ describe('Purger', () => {
     const done = p.purge({ urls: ['/article/7'], tags: [] }).then(() => {
       resolvedAt = Date.now();
     });
-    await until(() => b.seen.length === 1 && a.seen.length === 1, 1000, 'both PURGEs');
+    await until(() => b.seen.length === 1 && a.seen.length === 1, 30_000, 'both PURGEs');
     await sleep(100);
     assert.equal(resolvedAt, 0, 'must wait for the slow node');
     release();
@@ -166,8 +162,9 @@ describe('Purger', () => {
     const t0 = Date.now();
     await p.purge({ urls: ['/article/7'], tags: [] });
     const took = Date.now() - t0;
-    assert.ok(took >= 180 && took < 1000, `took ${took} ms`);
-    await until(() => b.seen.length >= 2 && p.stats().pending === 0, 2000, 'the background retry to succeed');
+    // Bounded by the time-out (timers never fire early), far from a hang; no upper wall-clock figure.
+    assert.ok(took >= 180 && took < 30_000, `took ${took} ms`);
+    await until(() => b.seen.length >= 2 && p.stats().pending === 0, 30_000, 'the background retry to succeed');
     const s = p.stats();
     assert.equal(s.failed, 1);
     assert.equal(s.retried, 1);
@@ -182,11 +179,11 @@ describe('Purger', () => {
     await p.purge({ urls: ['/article/7'], tags: ['article-7'] });
     assert.equal(a.seen.length, 2);
     assert.equal(p.stats().pending, 2);
-    await until(() => p.stats().retried >= 6, 3000, 'several retries');
+    await until(() => p.stats().retried >= 6, 30_000, 'several retries');
     assert.ok(log.warns.length >= 2);
     // The node comes up on the same port; the pending PURGEs then reach it.
     const late = await fakeNode(port);
-    await until(() => p.stats().pending === 0, 5000, 'retries to drain');
+    await until(() => p.stats().pending === 0, 30_000, 'retries to drain');
     assert.deepEqual(late.seen.map((s) => s.url).sort(), ['/', '/article/7']);
     assert.equal(late.seen.find((s) => s.url === '/')?.xkey, 'article-7');
   });
@@ -196,7 +193,7 @@ describe('Purger', () => {
     n.respond = () => 503;
     const p = purger({ nodes: [n.url], delayedPurgeMs: 0, retryBaseMs: 100, retryDeadlineMs: 5000 });
     await p.purge({ urls: ['/x'], tags: [] });
-    await until(() => n.seen.length >= 4, 4000, 'four attempts');
+    await until(() => n.seen.length >= 4, 30_000, 'four attempts');
     const gaps = n.seen.slice(1, 4).map((s, i) => s.at - n.seen[i]!.at);
     // Nominal 100, 200, 400 ms, jittered down by up to 25%; timers may fire late on a busy machine.
     assert.ok(gaps[0]! >= 70, `gaps ${gaps.join(',')}`);
@@ -208,7 +205,7 @@ describe('Purger', () => {
     n.respond = (req) => (req.url === '/gone' ? 404 : n.seen.length <= 2 ? 500 : 200);
     const p = purger({ nodes: [n.url], delayedPurgeMs: 0, retryBaseMs: 20 });
     await p.purge({ urls: ['/gone', '/article/7'], tags: [] });
-    await until(() => p.stats().pending === 0, 3000, 'the 5xx to be retried to success');
+    await until(() => p.stats().pending === 0, 30_000, 'the 5xx to be retried to success');
     const s = p.stats();
     assert.ok(s.retried >= 1);
     assert.equal(n.seen.filter((x) => x.url === '/gone').length, 1, '404 is not retried');
@@ -231,7 +228,7 @@ describe('Purger', () => {
     const log = recordingLogger();
     const p = purger({ nodes: [`http://127.0.0.1:${port}`], delayedPurgeMs: 0, retryBaseMs: 20, retryDeadlineMs: 300, logger: log });
     await p.purge({ urls: ['/a'], tags: [] });
-    await until(() => p.stats().pending === 0, 2000, 'the deadline to end retries');
+    await until(() => p.stats().pending === 0, 30_000, 'the deadline to end retries');
     const { retried } = p.stats();
     // Delays of about 20, 40, 80, 160 ms: at most four fit in 300 ms.
     assert.ok(retried >= 1 && retried <= 4, `retried ${retried}`);
@@ -246,7 +243,7 @@ describe('Purger', () => {
     const t0 = Date.now();
     await p.purge({ urls: ['/article/7'], tags: ['article-7'] });
     assert.equal(a.seen.length, 2);
-    await until(() => a.seen.length === 4, 2000, 'the delayed purge');
+    await until(() => a.seen.length === 4, 30_000, 'the delayed purge');
     assert.ok(a.seen[2]!.at - t0 >= 140);
     assert.deepEqual(a.seen.slice(2).map((s) => s.url).sort(), ['/', '/article/7']);
 
