@@ -6,6 +6,7 @@ import http, { type IncomingMessage, type Server, ServerResponse } from 'node:ht
 import { adoptRequest, AWAITING_CONTINUE, Request, type NextFunction } from './http/request.js';
 import { answerClientError, refuseConnect } from './http/client-error.js';
 import { hostProblem } from './http/host.js';
+import { compileTrust, TRUST_FN_SETTING } from './http/trust-proxy.js';
 import { checkMaxDrainBytes, closeUnlessRead } from './http/unread-body.js';
 import { HttpError } from './errors/http-error.js';
 import { adoptResponse, Response } from './http/response.js';
@@ -120,6 +121,9 @@ export function createApp(options: AppOptions = {}): App {
     app.settings[setting] = value;
     if (setting === 'strict routing' || setting === 'strict') router.strict = value === true;
     if (setting === 'case sensitive routing') router.caseSensitive = value === true;
+    // Compiled once here, as Express does, so `req.ip` never parses the setting and a malformed
+    // address fails now rather than per request (http/trust-proxy).
+    if (setting === 'trust proxy') app.settings[TRUST_FN_SETTING] = compileTrust(value);
     return app;
   };
   app.enabled = (setting) => Boolean(app.settings[setting]);

@@ -49,6 +49,12 @@ export interface ServiceOptions {
   host?: string;
   /** Embedded gateway port; 0 = off (default 8080); 'ephemeral' = any free port (tests). */
   gatewayPort?: number | 'ephemeral';
+  /**
+   * Proxies whose X-Forwarded-For names the client (`req.ip`, which the failed-login throttle counts
+   * per): addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`. `startService` adds the embedded
+   * gateway's own address when it is on. Default none: the socket's address.
+   */
+  trustProxy?: string[];
   /** Cache node base URLs to PURGE after writes (the embedded gateway is added when on). */
   purge?: string[];
   purgeAllow?: string[];
@@ -143,6 +149,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   const purger = makePurger(opts.purge ?? [], opts, logger);
 
   const app = createApp({ env });
+  // Throws a TypeError for a malformed entry, so bad configuration stops start-up.
+  if (opts.trustProxy !== undefined && opts.trustProxy.length > 0) app.set('trust proxy', opts.trustProxy);
   app.use(accessLog(logger));
   // The OAuth endpoints read their own form (RFC 6749 rules, errors as RFC 6749 §5.2 JSON), so
   // they come before the service's form parser, whose refusals are problem documents.
@@ -219,9 +227,14 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
     await store.close();
     throw err;
   }
+  // The embedded gateway connects from the address the service listens on (loopback for a
+  // wildcard), pinned, so the service believes X-Forwarded-For from exactly that address: the
+  // gateway's, not every client's on the host.
+  const gatewayFrom = gatewayPort !== 0 ? connectAddress(address.address) : undefined;
+  const trustProxy = gatewayFrom === undefined ? opts.trustProxy : [...(opts.trustProxy ?? []), gatewayFrom];
   let service: Service;
   try {
-    service = await createService({ ...opts, store, port: address.port, purge: [] });
+    service = await createService({ ...opts, store, port: address.port, purge: [], trustProxy });
   } catch (err) {
     server.close();
     await store.close();
@@ -230,8 +243,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   server.on('request', service.app);
   let gateway: Gateway | undefined;
   let gatewayAddress: AddressInfo | undefined;
-  if (gatewayPort !== 0) {
-    gateway = createGateway({ upstream: `http://${hostForUrl(host)}:${address.port}`, purgeAllow: opts.purgeAllow, logger: service.logger });
+  if (gatewayFrom !== undefined) {
+    gateway = createGateway({ upstream: `http://${hostForUrl(gatewayFrom)}:${address.port}`, upstreamLocalAddress: gatewayFrom, purgeAllow: opts.purgeAllow, logger: service.logger });
     try {
       gatewayAddress = await gateway.listen(gatewayPort === 'ephemeral' ? 0 : gatewayPort, host);
     } catch (err) {
@@ -260,6 +273,13 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
       await service.store.close();
     },
   };
+}
+
+/** The address to reach a server bound to `bound` at from this host: a wildcard's loopback. */
+function connectAddress(bound: string): string {
+  if (bound === '0.0.0.0') return '127.0.0.1';
+  if (bound === '::') return '::1';
+  return bound;
 }
 
 function hostForUrl(host: string): string {

@@ -1,11 +1,11 @@
 /**
  * @module auth/source-address
- * The source a failed-login throttle counts per: the connection's peer address, IPv4-mapped IPv6
+ * The source a failed-login throttle counts per: the client's address (`req.ip`), IPv4-mapped IPv6
  * written as IPv4, and IPv6 cut to its /64 (RFC 4291 §2.5.4: one host or subscriber usually holds a
  * whole /64, so per-address counting would give it 2^64 budgets).
  */
 import { isIPv6 } from 'node:net';
-import type { IncomingMessage } from 'node:http';
+import type { Request } from '../http/request.js';
 
 const MAPPED_V4_RE = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 
@@ -31,7 +31,11 @@ function ipv6Slash64(address: string): string {
   return groups.slice(0, 4).map((g) => g.padStart(4, '0')).join(':') + '::/64';
 }
 
-/** The source of a request as the throttle counts it. */
-export function sourceOf(req: IncomingMessage): string {
-  return sourceKey(req.socket?.remoteAddress);
+/**
+ * The source of a request as the throttle counts it: `req.ip`, the client's address, which behind
+ * a proxy the app trusts (the embedded gateway, `--trust-proxy`) is taken from that proxy's
+ * X-Forwarded-For and otherwise is the socket's, never a header a client can choose (http/trust-proxy).
+ */
+export function sourceOf(req: Pick<Request, 'ip'>): string {
+  return sourceKey(req.ip);
 }

@@ -20,6 +20,7 @@ export const SERVE_OPTIONS = {
   gatewayPort: { flag: '--gateway-port <port>', env: 'GATEWAY_PORT', defaultValue: '8080', description: 'embedded caching gateway port (0 = off)' },
   purge: { flag: '--purge <urls>', env: 'PURGE_URLS', description: 'comma-separated cache node base URLs to PURGE after writes' },
   purgeAllow: { flag: '--purge-allow <cidrs>', env: 'PURGE_ALLOW', description: 'comma-separated CIDRs allowed to PURGE the embedded gateway (default loopback)' },
+  trustProxy: { flag: '--trust-proxy <addresses>', env: 'ROA_TRUST_PROXY', description: "comma-separated proxies (addresses, CIDRs, loopback, linklocal, uniquelocal) whose X-Forwarded-For names the client, besides the embedded gateway (e.g. Varnish's address)" },
   purgeTimeout: { flag: '--purge-timeout <ms>', env: 'PURGE_TIMEOUT_MS', defaultValue: '2000', description: 'how long a write waits for purges' },
   purgeDelay: { flag: '--purge-delay <ms>', env: 'PURGE_DELAY_MS', defaultValue: '1000', description: 'second, delayed purge (0 = off)' },
   redis: { flag: '--redis <url>', env: 'REDIS_URL', description: 'Redis URL shared by instances: HMAC nonces and the OAuth failure throttle' },

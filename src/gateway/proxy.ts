@@ -51,6 +51,11 @@ export interface GatewayOptions {
   normaliseAccept?: string[] | false;
   /** Default 30 s; past it the client gets a 504 problem. */
   upstreamTimeoutMs?: number;
+  /**
+   * The local address connections to the origin are made from (default: the system's choice). The
+   * embedded gateway pins it so that the service can trust exactly this address's X-Forwarded-For.
+   */
+  upstreamLocalAddress?: string;
   logger?: GatewayLogger;
 }
 
@@ -102,7 +107,7 @@ interface FillOptions {
 export function createGateway(opts: GatewayOptions): Gateway {
   const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
   const logger = opts.logger ?? NOOP_LOGGER;
-  const upstream = new Upstream(opts.upstream, opts.upstreamTimeoutMs ?? 30_000);
+  const upstream = new Upstream(opts.upstream, opts.upstreamTimeoutMs ?? 30_000, opts.upstreamLocalAddress);
   const upstreamHost = new URL(opts.upstream).host;
   const allowed = compileCidrs(opts.purgeAllow ?? LOOPBACK_CIDRS);
   const accept = opts.normaliseAccept === undefined ? ROA_MEDIA_TYPES : opts.normaliseAccept;
@@ -391,8 +396,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   /**
    * Request fields for the origin: hop-by-hop removed, Accept normalised, Via added, validators
-   * swapped in, exactly one Host, and the body's framing as it is actually sent (`framing`, from
-   * request-framing), never the client's Content-Length line.
+   * swapped in, exactly one Host, the client's address appended to X-Forwarded-For, and the body's
+   * framing as it is actually sent (`framing`, from request-framing), never the client's
+   * Content-Length line.
    */
   function upstreamHeaders(req: IncomingMessage, validate: StoredResponse | undefined, framing?: Framing): string[] {
     const raw = req.rawHeaders;
@@ -401,6 +407,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const connection = req.headers.connection;
     if (connection !== undefined) listed = new Set(connection.split(',').map((t) => t.trim().toLowerCase()));
     let via: string | undefined;
+    let forwardedFor: string | undefined;
     let host = false;
     for (let i = 0; i < raw.length; i += 2) {
       const lower = raw[i]!.toLowerCase();
@@ -414,6 +421,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
         via = via === undefined ? raw[i + 1] : `${via}, ${raw[i + 1]}`;
         continue;
       }
+      if (lower === 'x-forwarded-for') {
+        forwardedFor = forwardedFor === undefined ? raw[i + 1] : `${forwardedFor}, ${raw[i + 1]}`;
+        continue;
+      }
       if (normalise !== undefined && lower === 'accept') continue;
       if (validate !== undefined && CLIENT_CONDITIONALS.has(lower)) continue;
       out.push(raw[i]!, raw[i + 1]!);
@@ -421,6 +432,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     // RFC 9112 §3.2: an HTTP/1.0 client may leave Host out; the origin is spoken to in HTTP/1.1.
     if (!host) out.push('Host', upstreamHost);
     out.push('Via', addVia(via, 'roa'));
+    // The origin's failed-login throttle counts per client address; behind this hop every client
+    // would otherwise be this gateway. X-Forwarded-For rather than RFC 7239 Forwarded: it is what
+    // Express's `trust proxy` (proxy-addr) reads and what Varnish appends, so one convention holds
+    // along the whole chain. What the client sent stays in front of it, to be believed only as far as
+    // the origin trusts each hop. Never part of the cache key: a hit is not forwarded at all.
+    out.push('X-Forwarded-For', forwardedFor === undefined ? clientOf(req) : `${forwardedFor}, ${clientOf(req)}`);
     if (normalise !== undefined && req.headers.accept !== undefined) out.push('Accept', req.headers.accept);
     if (validate !== undefined) {
       if (validate.etag !== undefined) out.push('If-None-Match', validate.etag);
@@ -555,6 +572,11 @@ const REFUSALS: Record<Refusal, HttpError> = {
 
 function refuse(res: ServerResponse, kind: Refusal): void {
   sendProblem(res, REFUSALS[kind], 'roa; detail=refused');
+}
+
+/** The client's address for X-Forwarded-For (`unknown` once its socket is gone, as RFC 7239 §6.2 writes it). */
+function clientOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
 }
 
 /** Response fields for the client: the origin's, plus this hop's Via, X-Cache and Cache-Status (RFC 9211). */

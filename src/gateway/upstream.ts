@@ -35,13 +35,13 @@ export class Upstream {
   readonly #port: number;
   readonly #timeoutMs: number;
 
-  constructor(base: string, timeoutMs: number) {
+  constructor(base: string, timeoutMs: number, localAddress?: string) {
     const url = new URL(base);
     if (url.protocol !== 'http:') throw new TypeError(`gateway upstream must be an http: URL, got ${base}`);
     this.#host = url.hostname.replace(/^\[|\]$/g, '');
     this.#port = url.port === '' ? 80 : Number(url.port);
     this.#timeoutMs = timeoutMs;
-    this.#agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' });
+    this.#agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo', ...(localAddress !== undefined ? { localAddress } : {}) });
   }
 
   /** Resolves with the final response (1xx go to `onInformation`); rejects with UpstreamError. */

@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import typeis from 'type-is';
 import { parseContentType } from './content-type.js';
 import { parseQuery, type ParsedQuery } from './query.js';
+import { clientAddress, forwardedAddresses, TRUST_FN_SETTING, type TrustFn } from './trust-proxy.js';
 import type { Response } from './response.js';
 
 export type NextFunction = (err?: unknown) => void;
@@ -213,8 +214,17 @@ export class Request extends IncomingMessage {
     return end <= 0 ? host : host.slice(0, end);
   }
 
+  /**
+   * The client's address: the socket's, or behind proxies the app trusts (`app.set('trust proxy', …)`)
+   * the nearest untrusted hop in X-Forwarded-For (http/trust-proxy).
+   */
   get ip(): string | undefined {
-    return this.socket.remoteAddress;
+    return clientAddress(this, this.app?.get(TRUST_FN_SETTING) as TrustFn | undefined);
+  }
+
+  /** The trusted X-Forwarded-For chain, client first, as in Express; empty when no proxy is trusted. */
+  get ips(): string[] {
+    return forwardedAddresses(this, this.app?.get(TRUST_FN_SETTING) as TrustFn | undefined);
   }
 
   /** A request header by case-insensitive name; `Referer` and `Referrer` are interchangeable. */

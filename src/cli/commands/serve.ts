@@ -40,6 +40,7 @@ export function registerServe(program: Command): void {
       gatewayPort: parsePort(opt('gatewayPort'), '--gateway-port'),
       purge: parseList(opt('purge')),
       purgeAllow: parseOptionalList(opt('purgeAllow')),
+      trustProxy: parseOptionalList(opt('trustProxy')),
       purgeTimeoutMs: parseCount(opt('purgeTimeout'), '--purge-timeout', MAX_TIMER_MS),
       purgeDelayMs: parseCount(opt('purgeDelay'), '--purge-delay', MAX_TIMER_MS),
       ...(redisUrl ? { redisUrl } : {}),
