@@ -2,7 +2,7 @@
  * @module test/app/app
  * createApp: settings, listen(), plain node servers, mounting, and what the default handler shows.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

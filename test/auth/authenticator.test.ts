@@ -1,6 +1,6 @@
 /** @module test/auth/authenticator */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { randomBytes } from 'node:crypto';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { HmacScheme } from '../../src/auth/hmac.js';

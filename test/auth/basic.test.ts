@@ -1,6 +1,6 @@
 /** @module test/auth/basic */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { BasicScheme, parseBasic } from '../../src/auth/basic.js';
 import { hashPassword } from '../../src/auth/passwords.js';

@@ -1,6 +1,6 @@
 /** @module test/auth/bearer — opaque-token edge cases, and the constant-time checks of the token service. */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { BearerScheme } from '../../src/auth/bearer.js';
 import { MAX_TOKEN_LIFETIME_MS, OAuthTokenService } from '../../src/auth/oauth-token.js';
 import { hashPassword } from '../../src/auth/passwords.js';

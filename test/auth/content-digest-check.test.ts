@@ -1,7 +1,7 @@
 /** @module test/auth/content-digest-check */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { checkContentDigest, parseContentDigest } from '../../src/auth/content-digest-check.js';
 import { HttpError } from '../../src/errors/http-error.js';
 

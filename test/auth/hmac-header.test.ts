@@ -1,6 +1,6 @@
 /** @module test/auth/hmac-header The hand-written `Authentication: hmac` parser against its regular-expression definition. */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { parseHmacHeader } from '../../src/auth/hmac-header.js';
 import { HttpError } from '../../src/errors/http-error.js';
 

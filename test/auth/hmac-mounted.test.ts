@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { createApp } from '../../src/app.js';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { HmacScheme } from '../../src/auth/hmac.js';

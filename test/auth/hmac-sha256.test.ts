@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { hmacSha256Base64, prepareHmacKey } from '../../src/auth/hmac-sha256.js';
 
 describe('hmacSha256Base64', () => {

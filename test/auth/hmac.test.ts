@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from '../helpers/node-test.js';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { BasicScheme } from '../../src/auth/basic.js';
 import { HmacScheme, type HmacSchemeOptions } from '../../src/auth/hmac.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { OAuthError } from '../../src/auth/oauth-errors.js';
 import { OAuthTokenService } from '../../src/auth/oauth-token.js';
 import { hashPassword } from '../../src/auth/passwords.js';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import * as oauth from 'oauth4webapi';
 import { createApp } from '../../src/app.js';
 import { Authenticator } from '../../src/auth/authenticator.js';

@@ -1,7 +1,7 @@
 /** @module test/auth/redis-throttle — the failure throttle shared through a real Redis (what only Redis adds). */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
 import { dropRedisPrefix, redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';

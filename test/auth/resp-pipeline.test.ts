@@ -1,5 +1,5 @@
 /** @module test/auth/resp-pipeline The pipelined RESP connection: reply parsing, batching, failure and back-off, handshake on real Redis. */
-import { after, describe, it, type TestContext } from 'node:test';
+import { after, describe, it, type TestContext } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 /** @module test/auth/safe-equal */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { safeEqual } from '../../src/auth/safe-equal.js';
 import { hashPassword, parsePasswordHash, verifyPassword } from '../../src/auth/passwords.js';
 

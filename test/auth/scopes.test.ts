@@ -1,6 +1,6 @@
 /** @module test/auth/scopes */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { parseScope, requireScope } from '../../src/auth/scopes.js';
 import type { HttpError } from '../../src/errors/http-error.js';
 

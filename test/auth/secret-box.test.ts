@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it } from '../helpers/node-test.js';
 import { decodeServerKey, generateHmacSecret, loadServerKey, openHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
 
 describe('SecretBox', () => {

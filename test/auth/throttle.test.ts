@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
 import { FailureThrottle, type AttemptThrottle, type ThrottleOptions } from '../../src/auth/throttle.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { NOT_LOADED, RecordCache } from '../../src/auth/user-cache.js';
 import type { User } from '../../src/storage/store.js';
 

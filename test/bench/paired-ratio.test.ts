@@ -1,6 +1,6 @@
 /** @module test/bench/paired-ratio — how the harness pairs runs into ratios, per round or bracketed. */
 import assert from 'node:assert/strict';
-import { beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from '../helpers/node-test.js';
 // @ts-expect-error: a plain .mjs module of the bench harness, no types
 import { pairedRatio } from '../../bench/lib/report.mjs';
 

@@ -3,7 +3,7 @@
  * The benchmark's request feed keeps only what differs between requests; the shared start and end are
  * stored once in the Lua script and joined back per request. Every request must come back byte for byte.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 // @ts-expect-error: a plain .mjs module of the bench, without types

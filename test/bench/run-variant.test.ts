@@ -3,7 +3,7 @@
  * `bench/run.mjs --variant NAME=SERVER:DIR` (an interleaved A/B of two builds) refuses what it cannot run
  * before starting anything: an unknown server, a directory without a build, a name taken, and --write.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 /** @module test/bench/stats — the harness's confidence interval for a median. */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 // @ts-expect-error: a plain .mjs module of the bench harness, no types
 import { medianInterval } from '../../bench/lib/stats.mjs';
 

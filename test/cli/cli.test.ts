@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import Database from 'better-sqlite3';
 import { signRequest } from '../../src/client/index.js';
 import { openStore } from '../../src/storage/open-store.js';

@@ -1,7 +1,7 @@
 /** @module test/client/sign-request */
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { contentDigest, formatStringToSign, signRequest } from '../../src/client/index.js';
 
 describe('formatStringToSign', () => {

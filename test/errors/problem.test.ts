@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { parseXml, type XmlElement } from '../../src/resources/representations/xml.js';
 import { escapeXml, problemFromError, problemToXml, sendProblem, validationError, PROBLEM_TYPE_BASE } from '../../src/errors/problem.js';

@@ -2,7 +2,7 @@
  * @module test/gateway/cache-rules
  * RFC 9111 rules where the gateway replaces http-cache-semantics or parses for it.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { parseAge, parseCacheControl, parseDeltaSeconds } from '../../src/gateway/cache-control.js';
 import { requestDirectives, responsePolicy, reuse, initialAge, type Freshness } from '../../src/gateway/cache-rules.js';

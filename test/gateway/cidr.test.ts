@@ -2,7 +2,7 @@
  * @module test/gateway/cidr
  * CIDR matching for PURGE: IPv4, IPv6, IPv4-mapped IPv6, bad configuration.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { compileCidrs, LOOPBACK_CIDRS } from '../../src/gateway/cidr.js';
 

@@ -2,7 +2,7 @@
  * @module test/gateway/gateway-cache
  * End-to-end: MISS→HIT, Age, Vary, Accept normalisation, credentials bypass, header plumbing.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { send, startGateway, startOrigin, httpDate, type Origin, type Running } from './gateway-helpers.js';
 

@@ -2,7 +2,7 @@
  * @module test/gateway/gateway-extras
  * Accept normaliser and MemoryCacheStore units, ranges from a stored response, only-if-cached.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { acceptNormaliser } from '../../src/gateway/accept-normaliser.js';
 import { ROA_MEDIA_TYPES } from '../../src/gateway/index.js';

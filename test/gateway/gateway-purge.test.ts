@@ -2,7 +2,7 @@
  * @module test/gateway/gateway-purge
  * PURGE by URL and by xkey tag, the allow-list, and the generation counter.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { send, sleep, startGateway, startOrigin, type Origin, type Running } from './gateway-helpers.js';
 

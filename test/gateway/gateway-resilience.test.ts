@@ -2,7 +2,7 @@
  * @module test/gateway/gateway-resilience
  * 502/504 problems, request coalescing, LRU eviction by bytes.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';

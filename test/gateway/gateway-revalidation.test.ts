@@ -2,7 +2,7 @@
  * @module test/gateway/gateway-revalidation
  * 304 header update, stale-while-revalidate, stale-if-error, §4.4 invalidation, CDN-Cache-Control, 1xx.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { httpDate, send, sleep, startGateway, startOrigin, type Origin, type Running } from './gateway-helpers.js';

@@ -1,5 +1,5 @@
 /** @module test/gateway/purger — Purger against real loopback node:http servers standing in for cache nodes. */
-import { describe, it, afterEach } from 'node:test';
+import { describe, it, afterEach } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse, Server } from 'node:http';

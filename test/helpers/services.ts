@@ -5,7 +5,7 @@
  */
 import { Socket } from 'node:net';
 import type { createClient } from 'redis';
-import { after, afterEach, before, beforeEach, it, type TestContext } from 'node:test';
+import { after, afterEach, before, beforeEach, it, type TestContext } from './node-test.js';
 
 /** True when absent services must fail the run instead of skipping. */
 export function servicesRequired(): boolean {

@@ -3,7 +3,7 @@
  * negotiate(): RFC 9110 §12.5.1 proactive negotiation on Accept, checked by example and against
  * negotiator (what Express 4's req.accepts and res.format use).
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';

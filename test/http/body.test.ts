@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Socket } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { assertUtf8, charsetOf, decodeUtf8, parseByteLimit, readRawBody } from '../../src/http/body.js';
 import { Request } from '../../src/http/request.js';

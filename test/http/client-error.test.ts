@@ -1,6 +1,6 @@
 /** @module test/http/client-error — requests node's parser refuses still get a problem+json answer. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { createGateway, type Gateway } from '../../src/gateway/index.js';
 import { raw, serve, type Served } from '../middleware/harness.js';
 

@@ -2,7 +2,7 @@
  * @module test/http/request
  * The Request object over real HTTP: params, query parsing (nesting, prototype safety), headers.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';

@@ -2,7 +2,7 @@
  * @module test/http/response
  * The Response senders over real HTTP: status, headers, send/json/sendStatus, location, format.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createApp } from '../../src/app.js';
 import type { NextFunction, Request } from '../../src/http/request.js';

@@ -3,7 +3,7 @@
  * Responses ended in one event-loop turn are written at its end: the uncork that would write is
  * deferred to setImmediate, nested corks unwind as usual, and responses keep their semantics.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import { Writable } from 'node:stream';

@@ -9,7 +9,7 @@
  * service directly, bypassing the gateway altogether.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { assertNegotiatesLikeService } from './negotiation-parity.js';
 import { send, startTestService, type SimpleResponse, type TestService } from '../helpers/service.js';
 import { holdNextLoad } from './hold-load.js';

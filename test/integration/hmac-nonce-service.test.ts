@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it } from '../helpers/node-test.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { SecretBox, sealHmacSecret } from '../../src/auth/secret-box.js';
 import { signRequest } from '../../src/client/index.js';

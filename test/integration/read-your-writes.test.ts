@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
 
 const TIMEOUT_MS = 300;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import type { App } from '../../src/app.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import type { NextFunction, Request } from '../../src/http/request.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { json } from '../../src/middleware/json.js';
 import { urlencoded } from '../../src/middleware/urlencoded.js';
 import { echo, post, send, serve, type Served } from './harness.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import type { Request } from '../../src/http/request.js';
 import type { Response } from '../../src/http/response.js';
 import { json } from '../../src/middleware/json.js';

@@ -1,6 +1,6 @@
 /** @module test/middleware/same-origin-forms sameOriginForms(): the library middleware on its own app, and its option checks. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { methodOverride, sameOriginForms, urlencoded } from '../../src/index.js';
 import { echo, post, send, serve, type Served } from './harness.js';
 

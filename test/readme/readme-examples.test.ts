@@ -14,7 +14,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';

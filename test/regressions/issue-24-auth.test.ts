@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { after, before, describe, it, type TestContext } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
 import { generateClientSecret } from '../../src/auth/tokens.js';

@@ -6,7 +6,7 @@
  * 403 unless `Origin` (or, without it, `Sec-Fetch-Site: same-origin`) shows the service's own origin.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { startTestService, send, type TestService } from '../helpers/service.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -4,7 +4,7 @@
  * and found by key; the standalone gateway keys on the authority and does not share Set-Cookie;
  * per-request fields (X-Roa-Trace) are not stored.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import type { IncomingHttpHeaders } from 'node:http';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { DEFAULT_MAX_DRAIN_BYTES } from '../../src/http/unread-body.js';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { startGateway, rawExchange } from '../gateway/gateway-helpers.js';
 import { startTestService, send, type TestService } from '../helpers/service.js';
 

@@ -4,7 +4,7 @@
  * (content-type, type-is, negotiator, vary, encodeurl, secure-json-parse, structured-headers,
  * net.BlockList) and by one strict HTTP-date module and one entity-tag list parser.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createApp } from '../../src/app.js';

@@ -4,7 +4,7 @@
  * `req.method` or `req.url`, errorHandler() following the app's env, repeated query and form
  * values beyond 20, and positional params under mergeParams.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createApp } from '../../src/app.js';
 import type { Request } from '../../src/http/request.js';

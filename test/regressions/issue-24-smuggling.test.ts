@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { rawExchange, send, startGateway, type Running } from '../gateway/gateway-helpers.js';
 import { send as sendToService, startTestService, type TestService } from '../helpers/service.js';
 

@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, it } from '../helpers/node-test.js';
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -16,9 +21,38 @@ function files(dir: string): string[] {
 }
 
 describe('test infrastructure (issue 24 §7)', () => {
-  it('runs every test file with --test-timeout', () => {
-    assert.match(readFileSync('scripts/run-tests.mjs', 'utf8'), /--test-timeout=\$\{TEST_TIMEOUT_MS\}/);
-    assert.match(readFileSync('scripts/run-tests.mjs', 'utf8'), /TEST_TIMEOUT_MS = 120_000/);
+  it('declares every test through test/helpers/node-test, which gives each a time-out', () => {
+    const direct = files('test').filter((file) => file !== join('test', 'helpers', 'node-test.ts') && /^import[^\n]*from 'node:test'/m.test(readFileSync(file, 'utf8')));
+    assert.deepEqual(direct, []);
+  });
+
+  it('node-test fails a test without options, a test with options, and a hook that outlive the time-out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-node-test-'));
+    try {
+      const helper = pathToFileURL(resolve('test/helpers/node-test.ts')).href;
+      const file = join(dir, 'probe.test.ts');
+      // Each sleeps 8 s against a 1 s time-out (timers fire in deadline order, however busy the machine):
+      // they can only fail by timing out; a hook without a time-out would finish and let its test pass.
+      writeFileSync(file, [
+        `import { before, describe, it } from '${helper}';`,
+        `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));`,
+        `it('plain', () => sleep(8_000));`,
+        `it('options', { skip: false }, () => sleep(8_000));`,
+        `describe('hooked', () => { before(() => sleep(8_000)); it('after the hook', () => {}); });`,
+      ].join('\n'));
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', file], {
+        // Without NODE_TEST_CONTEXT, which would make the probe report to this runner, not to stdout.
+        env: { ...process.env, NODE_TEST_CONTEXT: undefined, ROA_TEST_TIMEOUT_MS: '1000' },
+        encoding: 'utf8',
+        timeout: 110_000,
+      });
+      const timedOut = run.stdout.match(/test timed out after 1000ms/g) ?? [];
+      assert.equal(timedOut.length, 2, run.stdout);
+      assert.match(run.stdout, /failed running before hook/);
+      assert.notEqual(run.status, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('declares no describe-level skip (a skipped suite must still count its tests as skipped)', () => {

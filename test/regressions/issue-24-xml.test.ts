@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { SaxesParser } from 'saxes';
 import { HttpError } from '../../src/errors/http-error.js';
 import { escapeXml as problemEscape, problemFromError, problemToXml } from '../../src/errors/problem.js';

@@ -4,7 +4,7 @@
  * answers (2xx for real routes, 4xx otherwise, never 5xx nor a crash), and dispatch time grows
  * linearly with the length of the path (no super-linear regex or trie behaviour).
  */
-import { describe, it, before } from 'node:test';
+import { describe, it, before } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Socket } from 'node:net';

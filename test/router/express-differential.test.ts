@@ -4,7 +4,7 @@
  * over HTTP: statuses, `Allow`, and the JSON the handlers produce must agree. Default 404/500
  * bodies differ by design (roa answers RFC 9457 problem+json), so only their statuses count.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import express from 'express';
 import fc from 'fast-check';

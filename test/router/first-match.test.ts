@@ -4,7 +4,7 @@
  * scan of the stack in definition order answers: the first route whose method matches and whose
  * regex matches, with its decoded params, or the same 400 for a malformed escape.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';

@@ -4,7 +4,7 @@
  * scan of every layer's regex in definition order answers (Express 4's semantics), and roa's
  * Router dispatch must run the same handlers with the same params as Express 4's Router.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';

@@ -3,7 +3,7 @@
  * compilePath against path-to-regexp@0.1.13 itself over thousands of generated patterns and
  * options, and roa's Layer.match against Express 4's Layer over paths made to fit them.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';

@@ -2,7 +2,7 @@
  * @module test/router/router
  * Router behaviour over real HTTP: order, next('route'|'router'), errors, HEAD, OPTIONS, mounts.
  */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createApp, type App } from '../../src/app.js';
 import { Router } from '../../src/router/router.js';

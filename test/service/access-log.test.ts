@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import { pino, type Logger } from 'pino';
 import { send, startTestService } from '../helpers/service.js';
 

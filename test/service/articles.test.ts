@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
 
 const XML = '<article><title>Tea</title><price currency="eur">9.90</price></article>';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from '../helpers/node-test.js';
 import { openHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
 import { generateClientSecret } from '../../src/auth/tokens.js';
 import { signRequest } from '../../src/client/index.js';

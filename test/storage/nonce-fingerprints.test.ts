@@ -1,5 +1,5 @@
 /** @module test/storage/nonce-fingerprints The typed-array index of live nonces: exact answers, expiry, limit, growth. */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { NonceFingerprints } from '../../src/storage/sqlite/nonce-fingerprints.js';
 

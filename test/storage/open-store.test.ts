@@ -1,5 +1,5 @@
 /** @module test/storage/open-store URL dispatch of openStore and its fail-fast errors. */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,5 +1,5 @@
 /** @module test/storage/sqlite-nonces The SQLite nonce log: memory index, overflow table, sweep, restart, rollback. */
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /** @module test/storage/sqlite-store The Store contract on SQLite, in memory and in a WAL file, plus SQLite specifics. */
-import { describe, it } from 'node:test';
+import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
