@@ -4,7 +4,8 @@
  * checked, per credential (`user:<name>`, `client:<id>`) and source address, on rate-limiter-flexible
  * (in memory here; in Redis through auth/redis-throttle). See README "Authentication" for the policy.
  */
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { BoundedRateLimiterMemory, DEFAULT_MAX_KEYS } from './bounded-memory-limiter.js';
 
 /**
  * What the schemes and the token endpoint need of a throttle.
@@ -34,6 +35,12 @@ export interface ThrottleOptions {
   sourceLimit?: number;
   /** Longest lock: each lock of a credential at one address doubles the one before, up to this (ms). Default 1 hour. */
   maxLockMs?: number;
+  /**
+   * Keys each in-memory key space holds (per credential and source, per source, lock history); past
+   * it the expired and empty go first, locks last (auth/bounded-memory-limiter). Default 100,000.
+   * Redis holds its own keys until they expire; this bounds its in-memory stand-in too.
+   */
+  maxKeys?: number;
 }
 
 export const DEFAULT_THROTTLE_LIMIT = 10;
@@ -58,13 +65,15 @@ export function throttleSettings(options: ThrottleOptions): Required<ThrottleOpt
   const windowMs = options.windowMs ?? DEFAULT_THROTTLE_WINDOW_MS;
   const sourceLimit = options.sourceLimit ?? 10 * limit;
   const maxLockMs = options.maxLockMs ?? DEFAULT_MAX_LOCK_MS;
+  const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(sourceLimit) || sourceLimit < limit) {
     throw new RangeError('throttle: limit must be a positive integer and sourceLimit at least limit');
   }
   if (!Number.isInteger(windowMs / 1000) || windowMs < 1000 || !(maxLockMs >= windowMs)) {
     throw new RangeError('throttle: windowMs must be whole seconds (at least 1000) and maxLockMs at least windowMs');
   }
-  return { limit, windowMs, sourceLimit, maxLockMs };
+  if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('throttle: maxKeys must be a positive integer');
+  return { limit, windowMs, sourceLimit, maxLockMs, maxKeys };
 }
 
 /** The limiter options of each key space, for any rate-limiter-flexible store. */
@@ -140,13 +149,17 @@ function secondsOf(refusal: unknown): number {
   return Math.max(1, Math.ceil(refusal.msBeforeNext / 1000));
 }
 
-/** The in-memory limiters (one process), also the fallback of the Redis ones while Redis is away. */
-export function memoryLimiters(settings: Required<ThrottleOptions>, keyPrefix = 'roa-throttle'): ThrottleLimiters {
+/**
+ * The in-memory limiters (one process), also the fallback of the Redis ones while Redis is away;
+ * each holds at most `maxKeys` keys.
+ */
+export function memoryLimiters(settings: Required<ThrottleOptions>, keyPrefix = 'roa-throttle'): Record<keyof ThrottleLimiters, BoundedRateLimiterMemory> {
   const o = limiterOptions(settings);
+  const { maxKeys } = settings;
   return {
-    pair: new RateLimiterMemory({ ...o.pair, keyPrefix: `${keyPrefix}:try` }),
-    source: new RateLimiterMemory({ ...o.source, keyPrefix: `${keyPrefix}:from` }),
-    locks: new RateLimiterMemory({ ...o.locks, keyPrefix: `${keyPrefix}:locks` }),
+    pair: new BoundedRateLimiterMemory({ ...o.pair, maxKeys, keyPrefix: `${keyPrefix}:try` }),
+    source: new BoundedRateLimiterMemory({ ...o.source, maxKeys, keyPrefix: `${keyPrefix}:from` }),
+    locks: new BoundedRateLimiterMemory({ ...o.locks, maxKeys, keyPrefix: `${keyPrefix}:locks` }),
   };
 }
 
