@@ -31,7 +31,11 @@ export function compileTrust(value: unknown): TrustFn | undefined {
     throw new TypeError('trust proxy: expected true, a hop count, a function, or addresses, CIDRs and names (loopback, linklocal, uniquelocal)');
   }
   if (list.length === 0) return undefined;
-  return proxyaddr.compile(list);
+  try {
+    return proxyaddr.compile(list);
+  } catch (err) {
+    throw new TypeError(`trust proxy: ${(err as Error).message} (expected addresses, CIDRs, loopback, linklocal or uniquelocal)`);
+  }
 }
 
 /** The client's address under `trust` (the socket's when nothing is trusted). */
