@@ -1,20 +1,28 @@
 /** @module test/auth/redis-throttle — the failure throttle shared through a real Redis (what only Redis adds). */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, describe, it } from '../helpers/node-test.js';
+import { describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
-import { dropRedisPrefix, redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
+import { dropRedisPrefix, redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
 
 const REDIS_URL = TEST_REDIS_URL;
 
-describe('RedisFailureThrottle', { skip: skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`) }, () => {
+const redisSkip = skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`);
+
+describe('RedisFailureThrottle', () => {
+  const { it, before, after } = suiteNeeding(redisSkip);
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:throttle:`;
   // Two instances of the service, one Redis.
-  const a = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000 });
-  const b = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000 });
-  const admin = createClient({ url: REDIS_URL });
-  admin.on('error', () => {});
+  let a!: RedisFailureThrottle;
+  let b!: RedisFailureThrottle;
+  let admin!: ReturnType<typeof createClient>;
+  before(() => {
+    a = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000 });
+    b = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000 });
+    admin = createClient({ url: REDIS_URL });
+    admin.on('error', () => {});
+  });
 
   after(async () => {
     await a.close();

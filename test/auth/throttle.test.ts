@@ -10,12 +10,13 @@ import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
 import { FailureThrottle, type AttemptThrottle, type ThrottleOptions } from '../../src/auth/throttle.js';
 import { sourceKey } from '../../src/auth/source-address.js';
-import { dropRedisPrefix, redisReachable, skipReason, TEST_REDIS_URL } from '../helpers/services.js';
+import { dropRedisPrefix, redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function throttleCases(kind: string, make: (options: ThrottleOptions) => AttemptThrottle, skip: string | false = false): void {
-  describe(`${kind} failure throttle`, { skip }, () => {
+  describe(`${kind} failure throttle`, () => {
+    const { it, after } = suiteNeeding(skip);
     const made: AttemptThrottle[] = [];
     const throttle = (options: ThrottleOptions): AttemptThrottle => {
       const t = make(options);
