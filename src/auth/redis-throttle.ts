@@ -7,10 +7,15 @@
  * instance's own in-memory limiters decide (rate-limiter-flexible's insurance limiter): guessing stays
  * throttled per instance, and logins are not refused because a counter is away.
  */
+import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient } from 'redis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { limiterOptions, LimiterThrottle, memoryLimiters, throttleSettings, type ThrottleLimiters, type ThrottleOptions } from './throttle.js';
+
+// node-redis is loaded only when a Redis throttle is made: loading it slows unrelated code in the
+// whole process (find-my-way's and roa's route lookups took twice as long), and most services
+// run without Redis. It is CommonJS, so a synchronous require keeps the constructor synchronous.
+const requireRedis = (): typeof import('redis') => createRequire(import.meta.url)('redis') as typeof import('redis');
 
 export interface RedisThrottleOptions extends ThrottleOptions {
   /** Prepended to every key. Default `roa:throttle:`. */
@@ -30,7 +35,7 @@ export class RedisFailureThrottle extends LimiterThrottle {
     const settings = throttleSettings(options);
     const prefix = (options.prefix ?? 'roa:throttle:').replace(/:$/, '');
     const timeout = options.commandTimeoutMs ?? 1000;
-    const client = createClient({
+    const client = requireRedis().createClient({
       url,
       // Nothing waits in an offline queue: while Redis is away the local limiters answer at once.
       disableOfflineQueue: true,
