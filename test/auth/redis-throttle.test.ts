@@ -1,5 +1,6 @@
 /** @module test/auth/redis-throttle — the failure throttle shared through a real Redis (what only Redis adds). */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
@@ -63,5 +64,22 @@ describe('RedisFailureThrottle without Redis', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('loading roa', () => {
+  it('does not load node-redis until a Redis throttle is made (its String subclass slows string code process-wide)', () => {
+    const probe = [
+      "import { createRequire } from 'node:module';",
+      "await import('./src/index.ts');",
+      "const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('@redis/client'));",
+      "const before = loaded();",
+      "const { RedisFailureThrottle } = await import('./src/auth/redis-throttle.ts');",
+      "const t = new RedisFailureThrottle('redis://127.0.0.1:1', { commandTimeoutMs: 100 });",
+      "await t.close();",
+      "console.log(JSON.stringify({ before, after: loaded() }));",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], { encoding: 'utf8', timeout: 60_000 });
+    assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}'), { before: false, after: true }, run.stderr);
   });
 });
