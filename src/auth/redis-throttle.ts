@@ -36,10 +36,10 @@ export class RedisFailureThrottle extends LimiterThrottle {
     const prefix = (options.prefix ?? 'roa:throttle:').replace(/:$/, '');
     const timeout = options.commandTimeoutMs ?? 1000;
     const client = requireRedis().createClient({
-      url,
+      ...connectionOptions(url),
       // Nothing waits in an offline queue: while Redis is away the local limiters answer at once.
       disableOfflineQueue: true,
-      socket: { connectTimeout: timeout, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
+      socket: { ...unixSocket(url), connectTimeout: timeout, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
     });
     // Connection errors surface as refused commands (then the fallback); the client reconnects itself.
     client.on('error', () => {});
@@ -75,4 +75,33 @@ export class RedisFailureThrottle extends LimiterThrottle {
 /** Resolves after `ms` without holding the process open. */
 function delay(ms: number): Promise<void> {
   return sleep(ms, undefined, { ref: false });
+}
+
+/**
+ * node-redis reads redis:// and rediss:// URLs itself, but not the Unix-socket URLs roa documents
+ * (`unix:///run/redis.sock?db=2&password=…`, also `redis+unix://`): those become a socket path, with
+ * the credentials and database from the query, as the nonce store's client reads them.
+ */
+function connectionOptions(url: string): { url?: string; database?: number; username?: string; password?: string } {
+  const parsed = new URL(url);
+  if (!isUnix(parsed)) return { url };
+  const q = parsed.searchParams;
+  const db = q.get('db');
+  if (db !== null && !/^\d+$/.test(db)) throw new TypeError(`Redis database must be a number, got ${JSON.stringify(db)}`);
+  return {
+    ...(db !== null ? { database: Number(db) } : {}),
+    ...(q.get('username') !== null ? { username: q.get('username')! } : {}),
+    ...(q.get('password') !== null ? { password: q.get('password')! } : {}),
+  };
+}
+
+function unixSocket(url: string): { path: string } | Record<string, never> {
+  const parsed = new URL(url);
+  if (!isUnix(parsed)) return {};
+  if (parsed.pathname === '') throw new TypeError('a unix:// Redis URL needs the socket path: unix:///run/redis/redis.sock');
+  return { path: decodeURIComponent(parsed.pathname) };
+}
+
+function isUnix(url: URL): boolean {
+  return url.protocol === 'unix:' || url.protocol === 'redis+unix:';
 }

@@ -1,11 +1,14 @@
 /** @module test/auth/redis-throttle — the failure throttle shared through a real Redis (what only Redis adds). */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
-import { dropRedisPrefix, redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
+import { dropRedisPrefix, redisReachable, skipOrFail, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
 
 const REDIS_URL = TEST_REDIS_URL;
 
@@ -81,5 +84,34 @@ describe('loading roa', () => {
     ].join('\n');
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], { encoding: 'utf8', timeout: 60_000 });
     assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}'), { before: false, after: true }, run.stderr);
+  });
+});
+
+describe('RedisFailureThrottle on a Unix socket', () => {
+  it('counts in a redis-server reached by a unix:// URL, as roa serve --redis documents', async (t) => {
+    if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) return skipOrFail(t, 'redis-server not installed');
+    const dir = mkdtempSync(join(tmpdir(), 'roa-redis-unix-'));
+    const socket = join(dir, 'redis.sock');
+    const server = spawn('redis-server', ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    const throttles: RedisFailureThrottle[] = [];
+    try {
+      // Ready once the socket file exists; polled with a wide deadline.
+      for (const end = Date.now() + 30_000; !existsSync(socket); ) {
+        if (Date.now() > end) assert.fail('redis-server did not create its socket');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (const url of [`unix://${socket}?db=3`, `redis+unix://${socket}?db=3`]) throttles.push(new RedisFailureThrottle(url, { limit: 2, windowMs: 60_000, commandTimeoutMs: 5000 }));
+      const [a, b] = throttles;
+      assert.equal(await a!.attempt('user:u', '192.0.2.9'), 0);
+      assert.equal(await b!.attempt('user:u', '192.0.2.9'), 0);
+      // The third attempt is refused by the count the two instances share: it lives in Redis.
+      assert.ok((await a!.attempt('user:u', '192.0.2.9')) > 0);
+      const keys = spawnSync('redis-cli', ['-s', socket, '-n', '3', '--scan', '--pattern', 'roa:throttle:*'], { encoding: 'utf8' });
+      assert.match(keys.stdout, /roa:throttle:/);
+    } finally {
+      for (const th of throttles) await th.close();
+      server.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
