@@ -3,6 +3,7 @@
  * Starts the real article service (SQLite :memory:, port 0) for black-box tests.
  */
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { request as undiciRequest } from 'undici';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
@@ -45,4 +46,26 @@ export async function send(base: string, method: string, path: string, init: { h
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
   return { status: res.statusCode, headers, text };
+}
+
+/**
+ * One request from a chosen local address, on its own connection (Linux loopback answers for the
+ * whole of 127/8), for tests that tell clients apart by address.
+ */
+export function sendFrom(localAddress: string, base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<SimpleResponse> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers, localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const h: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) h[k] = Array.isArray(v) ? v.join(', ') : String(v);
+        resolve({ status: res.statusCode!, headers: h, text: Buffer.concat(chunks).toString() });
+      });
+    });
+    req.setTimeout(30_000, () => req.destroy(new Error('client timeout')));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

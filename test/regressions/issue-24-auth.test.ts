@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { generateClientSecret } from '../../src/auth/tokens.js';
 import { signRequest } from '../../src/client/index.js';
 import { formatStringToSign } from '../../src/client/string-to-sign.js';
 import { redisReachable, skipOrFail, TEST_REDIS_URL } from '../helpers/services.js';
-import { send, startTestService, type SimpleResponse, type TestService } from '../helpers/service.js';
+import { send, sendFrom, startTestService, type SimpleResponse, type TestService } from '../helpers/service.js';
 
 const LIMIT = 10;
 const XML = '<article><title>Forged</title><price currency="eur">1.00</price></article>';
@@ -33,24 +32,6 @@ function statuses(responses: SimpleResponse[]): string {
   const count = new Map<number, number>();
   for (const r of responses) count.set(r.status, (count.get(r.status) ?? 0) + 1);
   return [...count].map(([s, n]) => `${n} x ${s}`).join(', ');
-}
-
-/** One request from a chosen local address (Linux loopback answers for the whole of 127/8). */
-function sendFrom(localAddress: string, base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<SimpleResponse> {
-  const url = new URL(path, base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers, localAddress, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const h: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) h[k] = Array.isArray(v) ? v.join(', ') : String(v);
-        resolve({ status: res.statusCode!, headers: h, text: Buffer.concat(chunks).toString() });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /** 200 concurrent guesses at each throttled credential; at most LIMIT of them may be checked. */

@@ -6,13 +6,13 @@
  * header only from a trusted proxy (proxy-addr), so a client cannot forge its way out of its lock.
  * Clients are told apart by their loopback source address (Linux answers for the whole of 127/8).
  */
-import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import assert from 'node:assert/strict';
 import { after, before, describe, it } from '../helpers/node-test.js';
 import { createApp } from '../../src/app.js';
 import type { Request } from '../../src/http/request.js';
 import type { Response } from '../../src/http/response.js';
-import { startTestService, type SimpleResponse, type TestService } from '../helpers/service.js';
+import { sendFrom, startTestService, type TestService } from '../helpers/service.js';
 import { skipReason, suiteNeeding } from '../helpers/services.js';
 import { startVarnish, varnishAvailable, type VarnishInstance } from '../helpers/varnish.js';
 import { startGateway, startOrigin, type Origin, type Running } from '../gateway/gateway-helpers.js';
@@ -20,32 +20,13 @@ import { startGateway, startOrigin, type Origin, type Running } from '../gateway
 const LIMIT = 10;
 const basic = (user: string, password: string): string => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
 
-/** One request from a chosen local address, on its own connection. */
-function sendFrom(localAddress: string, base: string, path: string, headers: Record<string, string>): Promise<SimpleResponse> {
-  const url = new URL(path, base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers, localAddress, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const h: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) h[k] = Array.isArray(v) ? v.join(', ') : String(v);
-        resolve({ status: res.statusCode!, headers: h, text: Buffer.concat(chunks).toString() });
-      });
-    });
-    req.setTimeout(30_000, () => req.destroy(new Error('client timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** Guesses `user`'s password LIMIT times from `from` (each a 401), after which the next is a 429. */
 async function lockOut(from: string, base: string, user: string, headers: Record<string, string> = {}): Promise<void> {
   for (let n = 0; n < LIMIT; n++) {
-    const r = await sendFrom(from, base, '/articles', { ...headers, authorization: basic(user, `guess-${n}`) });
+    const r = await sendFrom(from, base, 'GET', '/articles', { ...headers, authorization: basic(user, `guess-${n}`) });
     assert.equal(r.status, 401, r.text);
   }
-  const locked = await sendFrom(from, base, '/articles', { ...headers, authorization: basic(user, 'guess-x') });
+  const locked = await sendFrom(from, base, 'GET', '/articles', { ...headers, authorization: basic(user, 'guess-x') });
   assert.equal(locked.status, 429, locked.text);
 }
 
@@ -63,16 +44,16 @@ describe('issue 24: behind the embedded gateway, guesses lock the guessing clien
 
   it('lets the owner in through the gateway while the attacker behind the same gateway gets 429', async () => {
     await lockOut(attacker, svc.gatewayBase!, 'nia');
-    const owners = await sendFrom(owner, svc.gatewayBase!, '/articles', { authorization: basic('nia', 'nia-password-1') });
+    const owners = await sendFrom(owner, svc.gatewayBase!, 'GET', '/articles', { authorization: basic('nia', 'nia-password-1') });
     assert.equal(owners.status, 200, owners.text);
-    const atLocked = await sendFrom(attacker, svc.gatewayBase!, '/articles', { authorization: basic('nia', 'nia-password-1') });
+    const atLocked = await sendFrom(attacker, svc.gatewayBase!, 'GET', '/articles', { authorization: basic('nia', 'nia-password-1') });
     assert.equal(atLocked.status, 429, 'the right password at the locked address');
   });
 
   it('does not let the attacker escape his lock with a forged X-Forwarded-For through the gateway', async () => {
     await lockOut(attacker, svc.gatewayBase!, 'oto');
     for (const forged of ['198.51.100.7', '127.0.0.1', '203.0.113.1, 198.51.100.8']) {
-      const r = await sendFrom(attacker, svc.gatewayBase!, '/articles', { authorization: basic('oto', 'oto-password-1'), 'x-forwarded-for': forged });
+      const r = await sendFrom(attacker, svc.gatewayBase!, 'GET', '/articles', { authorization: basic('oto', 'oto-password-1'), 'x-forwarded-for': forged });
       assert.equal(r.status, 429, `X-Forwarded-For: ${forged}`);
     }
   });
@@ -80,7 +61,7 @@ describe('issue 24: behind the embedded gateway, guesses lock the guessing clien
   it('does not believe a client that talks to the service directly and forges X-Forwarded-For', async () => {
     // The service trusts the gateway's own address, not every client on the host.
     await lockOut(attacker, svc.base, 'qed', { 'x-forwarded-for': '198.51.100.9' });
-    const r = await sendFrom(attacker, svc.base, '/articles', { authorization: basic('qed', 'qed-password-1'), 'x-forwarded-for': '198.51.100.10' });
+    const r = await sendFrom(attacker, svc.base, 'GET', '/articles', { authorization: basic('qed', 'qed-password-1'), 'x-forwarded-for': '198.51.100.10' });
     assert.equal(r.status, 429, r.text);
   });
 });
@@ -101,18 +82,18 @@ describe('issue 24: without a trusted proxy X-Forwarded-For is ignored; with one
 
   it('counts a direct client by its own address whatever X-Forwarded-For says (no proxy trusted)', async () => {
     await lockOut('127.0.0.2', plain.base, 'pia', { 'x-forwarded-for': '198.51.100.1' });
-    const r = await sendFrom('127.0.0.2', plain.base, '/articles', { authorization: basic('pia', 'pia-password-1'), 'x-forwarded-for': '198.51.100.2' });
+    const r = await sendFrom('127.0.0.2', plain.base, 'GET', '/articles', { authorization: basic('pia', 'pia-password-1'), 'x-forwarded-for': '198.51.100.2' });
     assert.equal(r.status, 429, r.text);
   });
 
   it('counts the client a trusted proxy names (--trust-proxy), and only from that proxy', async () => {
     await lockOut(proxy, proxied.base, 'pia', { 'x-forwarded-for': '198.51.100.1' });
-    const other = await sendFrom(proxy, proxied.base, '/articles', { authorization: basic('pia', 'pia-password-1'), 'x-forwarded-for': '198.51.100.2' });
+    const other = await sendFrom(proxy, proxied.base, 'GET', '/articles', { authorization: basic('pia', 'pia-password-1'), 'x-forwarded-for': '198.51.100.2' });
     assert.equal(other.status, 200, other.text);
     // An untrusted client claiming to be behind the locked address is itself, not that address.
-    const direct = await sendFrom('127.0.0.4', proxied.base, '/articles', { authorization: basic('pia', 'pia-password-1'), 'x-forwarded-for': '198.51.100.1' });
+    const direct = await sendFrom('127.0.0.4', proxied.base, 'GET', '/articles', { authorization: basic('pia', 'pia-password-1'), 'x-forwarded-for': '198.51.100.1' });
     assert.equal(direct.status, 200, direct.text);
-    const locked = await sendFrom(proxy, proxied.base, '/articles', { authorization: basic('pia', 'pia-password-1'), 'x-forwarded-for': '198.51.100.1' });
+    const locked = await sendFrom(proxy, proxied.base, 'GET', '/articles', { authorization: basic('pia', 'pia-password-1'), 'x-forwarded-for': '198.51.100.1' });
     assert.equal(locked.status, 429, locked.text);
   });
 
@@ -138,9 +119,9 @@ describe('issue 24: behind Varnish (deploy/varnish/roa.vcl), which appends X-For
 
   it('locks the guessing client only, forged X-Forwarded-For or not', async () => {
     await lockOut('127.0.0.2', cache.url, 'ria', { 'x-forwarded-for': '198.51.100.1' });
-    const forged = await sendFrom('127.0.0.2', cache.url, '/articles', { authorization: basic('ria', 'ria-password-1'), 'x-forwarded-for': '198.51.100.2' });
+    const forged = await sendFrom('127.0.0.2', cache.url, 'GET', '/articles', { authorization: basic('ria', 'ria-password-1'), 'x-forwarded-for': '198.51.100.2' });
     assert.equal(forged.status, 429, forged.text);
-    const owners = await sendFrom('127.0.0.3', cache.url, '/articles', { authorization: basic('ria', 'ria-password-1') });
+    const owners = await sendFrom('127.0.0.3', cache.url, 'GET', '/articles', { authorization: basic('ria', 'ria-password-1') });
     assert.equal(owners.status, 200, owners.text);
   });
 });
@@ -163,16 +144,16 @@ describe("issue 24: the gateway appends the client's address to X-Forwarded-For"
   const forwardedFor = (url: string): string | undefined => origin.seen.filter((s) => s.url === url).map((s) => s.headers['x-forwarded-for'] as string | undefined).at(-1);
 
   it('on a fill, after what the client sent, and the stored response is shared whatever the header says', async () => {
-    const first = await sendFrom('127.0.0.5', gatewayUrl(), '/fill', { 'x-forwarded-for': '198.51.100.1' });
+    const first = await sendFrom('127.0.0.5', gatewayUrl(), 'GET', '/fill', { 'x-forwarded-for': '198.51.100.1' });
     assert.equal(first.status, 200);
     assert.equal(forwardedFor('/fill'), '198.51.100.1, 127.0.0.5');
-    const second = await sendFrom('127.0.0.6', gatewayUrl(), '/fill', { 'x-forwarded-for': '203.0.113.2' });
+    const second = await sendFrom('127.0.0.6', gatewayUrl(), 'GET', '/fill', { 'x-forwarded-for': '203.0.113.2' });
     assert.equal(second.headers['x-cache'], 'HIT');
     assert.equal(origin.seen.filter((s) => s.url === '/fill').length, 1);
   });
 
   it('on a forwarded request with credentials and on other methods, as one field', async () => {
-    await sendFrom('127.0.0.7', gatewayUrl(), '/private', { authorization: basic('a', 'b') });
+    await sendFrom('127.0.0.7', gatewayUrl(), 'GET', '/private', { authorization: basic('a', 'b') });
     assert.equal(forwardedFor('/private'), '127.0.0.7');
     const raw = origin.seen.find((s) => s.url === '/private')!.rawHeaders;
     assert.equal(raw.filter((_, i) => i % 2 === 0 && raw[i]!.toLowerCase() === 'x-forwarded-for').length, 1);
@@ -197,7 +178,7 @@ describe("issue 24: req.ip follows the app's `trust proxy` setting (proxy-addr, 
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const port = (server.address() as { port: number }).port;
-      const r = await sendFrom(from, `http://127.0.0.1:${port}`, '/', xff === undefined ? {} : { 'x-forwarded-for': xff });
+      const r = await sendFrom(from, `http://127.0.0.1:${port}`, 'GET', '/', xff === undefined ? {} : { 'x-forwarded-for': xff });
       return JSON.parse(r.text) as { ip: string; ips: string[] };
     } finally {
       server.closeAllConnections();
