@@ -19,6 +19,7 @@ import { requestFraming, type Framing } from './request-framing.js';
 import { Upstream, UpstreamError } from './upstream.js';
 import { HttpError } from '../errors/http-error.js';
 import { answerClientError, refuseConnect } from '../http/client-error.js';
+import { weakEqual } from '../http/etag-list.js';
 import { isValidHost } from '../http/host.js';
 import { flushPerTurn, requestStarted } from '../http/turn-flush.js';
 
@@ -117,6 +118,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // The single-origin key needs no field, so the hit path does not materialise req.headers for it.
   const requestKey = opts.keyByHost === true ? (req: IncomingMessage) => keyOf(req.headers.host, req.url!) : (req: IncomingMessage) => req.url!;
   const storeSetCookie = opts.storeSetCookie === true;
+  /** A shared response setting a cookie is passed to its one client unless configured otherwise. */
+  const mayShare = (map: Record<string, string>): boolean => storeSetCookie || map['set-cookie'] === undefined;
   const generations = new Generations();
   const inflight = new Map<string, Promise<void>>();
   const revalidating = new WeakSet<StoredResponse>();
@@ -252,11 +255,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const fields = collectFields(up.rawHeaders);
       const map = fieldMap(fields);
       const v = o.validate;
-      if (v !== undefined && status === 304 && (map.etag === undefined || v.etag === undefined || sameTag(map.etag, v.etag))) {
+      if (v !== undefined && status === 304 && (map.etag === undefined || v.etag === undefined || weakEqual(map.etag, v.etag))) {
         up.resume();
         const updated = freshen(v, fields, requestTime, responseTime);
         store.remove(v);
-        if (!generations.purgedSince(key, updated.tags, seq) && (storeSetCookie || map['set-cookie'] === undefined)) store.put(updated);
+        if (!generations.purgedSince(key, updated.tags, seq) && mayShare(map)) store.put(updated);
         finish();
         if (res !== undefined) serveStored(req, res, updated, currentAge(updated, Date.now()), `roa; fwd=${o.fwd}; fwd-status=304`);
         return;
@@ -269,8 +272,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       const policy = responsePolicy('GET', status, map, o.rd, responseTime);
       const worthKeeping = policy.lifetime > 0 || policy.swr > 0 || policy.sie > 0 || map.etag !== undefined || map['last-modified'] !== undefined;
-      // A shared response setting a cookie is passed to its one client unless configured otherwise.
-      let storing = policy.storable && worthKeeping && (storeSetCookie || map['set-cookie'] === undefined);
+      let storing = policy.storable && worthKeeping && mayShare(map);
       if (v !== undefined && !storing) store.remove(v);
       if (res !== undefined) {
         res.writeHead(status, up.statusMessage, outgoing(fields, map.via, `roa; fwd=${o.fwd}${v !== undefined ? `; fwd-status=${status}` : ''}${storing ? '; stored' : ''}`));
@@ -599,8 +601,4 @@ function interim(res: ServerResponse): (info: InformationEvent) => void {
     for (let i = 0; i < info.rawHeaders.length; i += 2) head += `${info.rawHeaders[i]}: ${info.rawHeaders[i + 1]}\r\n`;
     res.socket.write(head + '\r\n');
   };
-}
-
-function sameTag(a: string, b: string): boolean {
-  return a.replace(/^W\//, '') === b.replace(/^W\//, '');
 }

@@ -49,8 +49,12 @@ export function strongMatch(list: readonly string[], etag: string): boolean {
   return !etag.startsWith('W/') && list.some((t) => t === etag);
 }
 
-/** Weak comparison (§8.8.3.2): opaque tags identical. */
+/** Weak comparison of two tags (§8.8.3.2): their opaque tags are identical. */
+export function weakEqual(a: string, b: string): boolean {
+  return opaque(a) === opaque(b);
+}
+
+/** Weak comparison (§8.8.3.2) against each tag of a list. */
 export function weakMatch(list: readonly string[], etag: string): boolean {
-  const mine = opaque(etag);
-  return list.some((t) => opaque(t) === mine);
+  return list.some((t) => weakEqual(t, etag));
 }
