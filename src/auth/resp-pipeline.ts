@@ -61,10 +61,9 @@ function capture(resolve: (value: unknown) => void, reject: (err: Error) => void
  *
  * Why not sooner: on a loaded service every write to Redis is a syscall that also runs the loopback
  * delivery and wakes redis-server, costing tens of microseconds in a VM. An earlier version sent
- * every dozen commands, to let replies come back while the turn was still working; on the
- * 2026-11-22 guest that measured worse than one write per turn (turns held ~24 nonces under load:
- * writes per request went 0.10 → 0.042; the service's CPU per request was lower in four of five
- * interleaved A/B runs, redis-server's in all five; bench/RESULTS.md has the figures).
+ * every dozen commands, to let replies come back while the turn was still working; that measured
+ * worse than one write per turn, for the service and for redis-server (interleaved A/B runs; the
+ * figures are in bench/RESULTS.md's git history).
  */
 const MAX_BATCH = 128;
 /**
@@ -72,8 +71,8 @@ const MAX_BATCH = 128;
  * commands of the turn its reply arrives in (at that turn's end). Under load the requests waiting on
  * Redis split into cohorts, one per batch in flight, and a small cohort's write costs as much as a
  * big one's: a syscall, and a wake-up of redis-server. Merging small ones into the next turn's batch
- * cut the service's CPU per signed request from 31.5 to 29.0 µs on the 2026-11-25 guest (an
- * interleaved A/B, bench/RESULTS.md). Batches of this size or more go at once, so a busy service
+ * cut the service's CPU per signed request (an interleaved A/B; figures in bench/RESULTS.md's git
+ * history). Batches of this size or more go at once, so a busy service
  * never waits on Redis with work queued (the same rule for every batch measured worse), and with
  * nothing in flight nothing waits at all: a lone request pays no extra round trip.
  */
