@@ -5,6 +5,7 @@
  * whole /64, so per-address counting would give it 2^64 budgets).
  */
 import { isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { Request } from '../http/request.js';
 
 const MAPPED_V4_RE = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
@@ -21,14 +22,8 @@ export function sourceKey(address: string | undefined): string {
 
 /** The first four groups of an IPv6 address, zero-padded, with `/64` (a zone index is dropped). */
 function ipv6Slash64(address: string): string {
-  const bare = address.split('%')[0]!.toLowerCase();
-  const [head, tail] = bare.includes('::') ? bare.split('::') as [string, string] : [bare, undefined];
-  const headGroups = head === '' ? [] : head.split(':');
-  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
-  // An embedded IPv4 tail (`::a.b.c.d`) is two groups; only the first four groups matter here.
-  const tailLength = tailGroups.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailLength).fill('0'), ...tailGroups];
-  return groups.slice(0, 4).map((g) => g.padStart(4, '0')).join(':') + '::/64';
+  const parts = ipaddr.IPv6.parse(address.split('%')[0]!).parts;
+  return parts.slice(0, 4).map((g) => g.toString(16).padStart(4, '0')).join(':') + '::/64';
 }
 
 /**
