@@ -445,7 +445,7 @@ describe('roa CLI', () => {
   });
 
   it('refuses time-outs past what a timer can wait and max-age past what caches must handle', () => {
-    for (const [flag, value, max] of [['--purge-timeout', '2147483648', '2147483647'], ['--purge-delay', '-1', '2147483647'], ['--max-age', '2147483649', '2147483648']]) {
+    for (const [flag, value, max] of <[string, string, string][]>[['--purge-timeout', '2147483648', '2147483647'], ['--purge-delay', '-1', '2147483647'], ['--max-age', '2147483649', '2147483648']]) {
       const r = roaServeRefused([flag, value]);
       assert.equal(r.status, 1, r.stdout);
       assert.match(r.stderr, new RegExp(`${flag} must be an integer from 0 to ${max}, got '${value}'`));

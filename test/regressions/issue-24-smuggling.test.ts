@@ -417,7 +417,7 @@ describe('issue 24: the smuggling attack against the real service behind its emb
   const article = (title: string): string => `<article><title>${title}</title><price currency="eur">9.99</price></article>`;
 
   it('a DELETE whose chunked body holds GET /article/1 does not make the next GET answer with article 1', async () => {
-    for (const [slug, title] of [['first', 'First tea'], ['oolong', 'Oolong']]) {
+    for (const [slug, title] of <[string, string][]>[['first', 'First tea'], ['oolong', 'Oolong']]) {
       const put = await sendToService(svc.base, 'PUT', `/articles/${slug}`, { headers: { authorization: editor, 'content-type': 'application/xml' }, body: article(title) });
       assert.equal(put.status, 201, put.text);
     }

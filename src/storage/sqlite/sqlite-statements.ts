@@ -2,16 +2,16 @@
 import type { Database as Db, Statement as DriverStatement, Transaction } from 'better-sqlite3';
 
 // Named here so the emitted declaration file can refer to the driver's types.
-export type Statement = DriverStatement;
+export interface Statement extends DriverStatement {}
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Tx = <F extends (...args: any[]) => unknown>(fn: F) => Transaction<F>;
 import { ARTICLE_COLUMNS } from './sqlite-rows.js';
 
-/** Every statement the store runs, prepared once per connection. */
 /** The prepared statements by name, and `tx` for transactions. */
-export type PreparedStatements = { tx: Tx } & { [name: string]: Statement };
+export type PreparedStatements = ReturnType<typeof prepareStatements>;
 
-export function prepareStatements(db: Db): PreparedStatements {
+/** Every statement the store runs, prepared once per connection. */
+export function prepareStatements(db: Db) {
   const st = (sql: string): Statement => db.prepare(sql);
   const statements = {
     tx: ((fn) => db.transaction(fn)) as Tx,
@@ -49,5 +49,5 @@ export function prepareStatements(db: Db): PreparedStatements {
     revokeFamily: st('UPDATE oauth_tokens SET revoked = 1 WHERE family_id = ? AND revoked = 0'),
     revokeUserTokens: st('UPDATE oauth_tokens SET revoked = 1 WHERE user_name = ? AND revoked = 0'),
   };
-  return statements as unknown as PreparedStatements;
+  return statements;
 }
