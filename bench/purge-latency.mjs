@@ -178,7 +178,9 @@ async function main() {
   let git = 'no git';
   try {
     git = execFileSync('git', ['-C', path.dirname(HERE), 'describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
-  } catch {}
+  } catch {
+    // not a git checkout: the report says so
+  }
   const meta = {
     command: `node bench/purge-latency.mjs ${process.argv.slice(2).join(' ')}`.trim(),
     started: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),

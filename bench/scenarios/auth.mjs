@@ -4,7 +4,7 @@
  * requests (bench/lib/request-feed.mjs): Node signs them ahead of the window and wrk sends each once.
  */
 import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
-import { CLIENT, EDITOR, HMAC_SECRET, basicHeader, clientBasicHeader } from '../lib/fixture.mjs';
+import { EDITOR, HMAC_SECRET, basicHeader, clientBasicHeader } from '../lib/fixture.mjs';
 import { rawRequest, writeRequestFeed } from '../lib/request-feed.mjs';
 import { pidsNamed } from '../lib/proc.mjs';
 import { haveRedisServer, startRedis } from '../lib/redis.mjs';

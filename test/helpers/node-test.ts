@@ -12,6 +12,7 @@ export const { describe, suite, mock } = nodeTest;
 /** How long one test or hook may take before it fails: wide, for a busy 2-core machine (env ROA_TEST_TIMEOUT_MS). */
 export const TEST_TIMEOUT_MS = Number(process.env.ROA_TEST_TIMEOUT_MS) || 120_000;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wraps node:test's overloaded functions, whose parameter types differ per overload
 type AnyFn = (...args: any[]) => any;
 
 /** Calls `base` with `{ timeout }` added to the options unless they carry one. */

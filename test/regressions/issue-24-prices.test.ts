@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from '../helpers/node-test.js';
+import { describe } from '../helpers/node-test.js';
 import pg from 'pg';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { describeTarget } from '../../src/storage/postgres/postgres-errors.js';
