@@ -4,8 +4,8 @@
  * layer that may match: routes on literal paths come from a map, routes with whole-segment
  * `:params` from a segment trie, and everything else (middleware mounts, RegExps, optional or
  * custom params) is kept in a short list that is checked with its regex. No per-request scan of
- * every route's regex. `first` answers only the first route for a method, without the list
- * (router/first-search, code generated per table by router/first-compiled).
+ * every route's regex. Dispatch starts from the first route for a method when the table allows
+ * (`firstIndexed`: router/first-search, code generated per table by router/first-compiled).
  */
 import { compileFirst } from './first-compiled.js';
 import { TrieSearch, type FirstFinder } from './first-search.js';
@@ -122,6 +122,8 @@ export class Matcher {
    * The first route (in definition order) that matches `path` and answers `method`, with decoded
    * params; middleware is ignored. Unlike `lookup` it builds no candidate list: the trie search
    * keeps only the best terminal so far and skips subtrees whose smallest index cannot beat it.
+   * Dispatch uses the same search through `firstIndexed`; this whole-table form lets tests check
+   * the search (generated and loop) against a scan in definition order.
    */
   first(path: string, method: string): RouteHit | undefined {
     if (path.charCodeAt(0) !== 47 /* / */) return this.firstOf(this.everyLayer(), path, method);

@@ -12,8 +12,3 @@ const LOWER = new Map<string, string>(METHODS.map((m) => [m, m.toLowerCase()]));
 export function lowerMethod(method: string): string {
   return LOWER.get(method) ?? method.toLowerCase();
 }
-
-/** True for a known method already in upper case (`GET`), which needs no fold. */
-export function isUpperMethod(method: string): boolean {
-  return LOWER.has(method);
-}

@@ -8,8 +8,9 @@ import { pathnameOf } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { callErrorHandler, callHandler, flattenHandlers, type ErrorRequestHandler, type HandlerArg, type NextFunction, type RequestHandler } from './handler.js';
 import { Layer, decodeParam } from './layer.js';
-import { Matcher, type Accept, type Candidate, type RouteHit } from './matcher.js';
-import { isUpperMethod, ROUTE_METHODS } from './methods.js';
+import { CandidateCursor } from './candidate-cursor.js';
+import { Matcher, type Accept, type Candidate } from './matcher.js';
+import { ROUTE_METHODS } from './methods.js';
 import type { RoutePath } from './path.js';
 import { Route } from './route.js';
 
@@ -81,14 +82,6 @@ export class RouterCore {
     return route;
   }
 
-  /**
-   * The method the index may filter routes by, or undefined: not for OPTIONS (every route's
-   * methods feed `Allow`) nor for paths with `%` (a skipped route's malformed escape still errs).
-   */
-  private filterFor(method: string, path: string): string | undefined {
-    return method === 'OPTIONS' || path.indexOf('%') !== -1 ? undefined : method;
-  }
-
   /** Lets the index drop routes that cannot answer a method (created once per router). */
   private get accepts(): Accept {
     const stack = this.stack;
@@ -96,15 +89,6 @@ export class RouterCore {
       const route = stack[index]!.route;
       return route === undefined || route.handlesMethod(method);
     });
-  }
-
-  /**
-   * The first route that would answer `method path`, with its decoded params — the router's
-   * matching alone, without running handlers (for tools and benchmarks; middleware is ignored).
-   */
-  lookup(method: string, path: string): RouteHit | undefined {
-    const matcher = (this.matcher ??= new Matcher(this.stack, { strict: this.strict, sensitive: this.caseSensitive }));
-    return matcher.first(path, method === 'GET' || isUpperMethod(method) ? method : method.toUpperCase());
   }
 
   /** Dispatches a request through this router; `out` runs when no layer ends it. */
@@ -115,25 +99,14 @@ export class RouterCore {
     const parentParams = req.params;
     const parentUrl = req.baseUrl || '';
     const parentNext = req.next;
+    const cursor = new CandidateCursor(matcher, this.accepts, pathnameOf(req.url ?? '/'), req.method ?? 'GET');
+    // Express decides on entry whether this router answers an automatic OPTIONS.
+    const answersOptions = req.method === 'OPTIONS';
+    const protohost = req.url && req.url[0] !== '/' ? protohostOf(req.url) : '';
     let options: string[] | undefined;
     let removed = '';
     let slashAdded = false;
-    let protohost = '';
     let sync = 0;
-    let path = pathnameOf(req.url ?? '/');
-    // The method the candidates were narrowed to (undefined: not narrowed). A layer may change
-    // req.method (methodOverride()); then the routes dropped for the old one are looked up again.
-    let filtered = this.filterFor(req.method ?? 'GET', path);
-    // Express decides on entry whether this router answers an automatic OPTIONS.
-    const answersOptions = req.method === 'OPTIONS';
-    const first = filtered === undefined ? undefined : matcher.firstIndexed(path, filtered);
-    let candidates: readonly Candidate[] = first ?? matcher.lookup(path, filtered, this.accepts);
-    // A one-candidate start from the first-route search is a prefix: the rest is looked up if it passes.
-    let complete = candidates.length !== 1 || candidates[0]!.params === undefined;
-    let ci = 0;
-    let lastIndex = -1;
-    if (req.url && req.url[0] !== '/') protohost = protohostOf(req.url);
-
 
     const next: NextFunction = (err) => {
       let layerError = err === 'route' ? undefined : err;
@@ -155,32 +128,18 @@ export class RouterCore {
         setImmediate(next, err);
         return;
       }
-      // Read per step: methodOverride() may change req.method between layers.
+      // Read per step: methodOverride() may change req.method, and any layer req.url.
       const method = req.method ?? 'GET';
-      // A layer may rewrite req.url or req.method; then the index is asked again for the layers
-      // after the last one tried (Express matches every later layer against the changed request).
-      const current = pathnameOf(req.url ?? '/');
-      if (current !== path || (filtered !== undefined && method !== filtered)) {
-        path = current;
-        candidates = NO_CANDIDATES;
-        complete = false;
-        ci = 0;
-      }
+      cursor.follow(pathnameOf(req.url ?? '/'), method);
+      const path = cursor.path;
+
+      // Find the next layer that matches.
       let layer: Layer | undefined;
-      let params: Record<string, string | undefined> | undefined;
+      let params: Params | undefined;
       let layerPath = '';
-      for (;;) {
-        if (ci === candidates.length) {
-          if (complete) break;
-          filtered = this.filterFor(method, path);
-          candidates = after(matcher.lookup(path, filtered, this.accepts), lastIndex);
-          complete = true;
-          ci = 0;
-          continue;
-        }
-        const candidate = candidates[ci++]!;
+      let candidate: Candidate | undefined;
+      while ((candidate = cursor.take(method)) !== undefined) {
         const l = stack[candidate.index]!;
-        lastIndex = candidate.index;
         const route = l.route;
         // Express matches (and percent-decodes) before it looks at the method; a malformed escape
         // is an error even on a route for another method. Indexed matches decode lazily, so they
@@ -277,15 +236,6 @@ for (const method of [...ROUTE_METHODS, 'all']) {
     writable: true,
     configurable: true,
   });
-}
-
-const NO_CANDIDATES: readonly Candidate[] = [];
-
-/** The candidates of a fresh lookup that come after the layer at `lastIndex`. */
-function after(candidates: readonly Candidate[], lastIndex: number): readonly Candidate[] {
-  let i = 0;
-  while (i < candidates.length && candidates[i]!.index <= lastIndex) i++;
-  return i === 0 ? candidates : candidates.slice(i);
 }
 
 /**

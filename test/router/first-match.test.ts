@@ -1,8 +1,8 @@
 /**
  * @module test/router/first-match
- * Router.lookup (the matcher's first-route search, generated code or trie loop) must answer what a
- * scan of the stack in definition order answers: the first route whose method matches and whose
- * regex matches, with its decoded params, or the same 400 for a malformed escape.
+ * Matcher.first (the first-route search dispatch starts from, generated code or trie loop) must
+ * answer what a scan of the stack in definition order answers: the first route whose method matches
+ * and whose regex matches, with its decoded params, or the same 400 for a malformed escape.
  */
 import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
@@ -88,7 +88,23 @@ function scan(router: ReturnType<typeof Router>, method: string, path: string): 
   return undefined;
 }
 
-function answer(router: ReturnType<typeof Router>, find: () => ReturnType<ReturnType<typeof Router>['lookup']>): Answer {
+/** The matcher a router builds over its stack (generated search), rebuilt when layers are added. */
+const compiledMatchers = new WeakMap<object, { layers: number; matcher: Matcher }>();
+function compiledOf(router: ReturnType<typeof Router>): Matcher {
+  let entry = compiledMatchers.get(router);
+  if (entry === undefined || entry.layers !== router.stack.length) {
+    entry = { layers: router.stack.length, matcher: new Matcher(router.stack, { strict: router.strict, sensitive: router.caseSensitive }) };
+    compiledMatchers.set(router, entry);
+  }
+  return entry.matcher;
+}
+
+/** The first route answering `method path` by the generated search, with its decoded params. */
+function lookup(router: ReturnType<typeof Router>, method: string, path: string): ReturnType<Matcher['first']> {
+  return compiledOf(router).first(path, method.toUpperCase());
+}
+
+function answer(router: ReturnType<typeof Router>, find: () => ReturnType<Matcher['first']>): Answer {
   try {
     const hit = find();
     if (hit === undefined) return undefined;
@@ -98,16 +114,16 @@ function answer(router: ReturnType<typeof Router>, find: () => ReturnType<Return
   }
 }
 
-/** What Router.lookup answers (generated search) and what the trie loop answers. */
+/** What the generated search answers and what the trie loop answers. */
 const loops = new WeakMap<object, Matcher>();
 function both(router: ReturnType<typeof Router>, method: string, path: string): [Answer, Answer] {
   let loop = loops.get(router);
   if (loop === undefined) loops.set(router, (loop = new Matcher(router.stack, { strict: router.strict, sensitive: router.caseSensitive, compile: false })));
   const upper = method.toUpperCase();
-  return [answer(router, () => router.lookup(method, path)), answer(router, () => loop.first(path, upper))];
+  return [answer(router, () => lookup(router, method, path)), answer(router, () => loop.first(path, upper))];
 }
 
-describe('Router.lookup against a scan in definition order', () => {
+describe('Matcher.first against a scan in definition order', () => {
   it('answers the same route and params over random tables', () => {
     const options = fc.record({ strict: fc.boolean(), caseSensitive: fc.boolean() });
     const requests = fc.array(fc.tuple(fc.constantFrom(...METHODS), requestPath), { minLength: 1, maxLength: 12 });
@@ -126,17 +142,17 @@ describe('Router.lookup against a scan in definition order', () => {
     const paramFirst = Router();
     paramFirst.get('/:a/b', noop);
     paramFirst.get('/x/b', noop);
-    assert.equal(paramFirst.lookup('GET', '/x/b')?.route, paramFirst.stack[0]!.route);
-    assert.deepEqual(paramFirst.lookup('GET', '/x/b')?.params, { a: 'x' });
+    assert.equal(lookup(paramFirst, 'GET', '/x/b')?.route, paramFirst.stack[0]!.route);
+    assert.deepEqual(lookup(paramFirst, 'GET', '/x/b')?.params, { a: 'x' });
 
     const literalFirst = Router();
     literalFirst.get('/x/:b', noop);
     literalFirst.get('/:a/b', noop);
-    assert.equal(literalFirst.lookup('GET', '/x/b')?.route, literalFirst.stack[0]!.route);
-    assert.deepEqual(literalFirst.lookup('GET', '/x/b')?.params, { b: 'b' });
+    assert.equal(lookup(literalFirst, 'GET', '/x/b')?.route, literalFirst.stack[0]!.route);
+    assert.deepEqual(lookup(literalFirst, 'GET', '/x/b')?.params, { b: 'b' });
     // Not static: the walk, not the precomputed map, has to get the order right.
-    assert.deepEqual(literalFirst.lookup('GET', '/x/y')?.params, { b: 'y' });
-    assert.deepEqual(literalFirst.lookup('GET', '/y/b')?.params, { a: 'y' });
+    assert.deepEqual(lookup(literalFirst, 'GET', '/x/y')?.params, { b: 'y' });
+    assert.deepEqual(lookup(literalFirst, 'GET', '/y/b')?.params, { a: 'y' });
   });
 
   it('skips earlier routes that do not answer the method', () => {
@@ -144,31 +160,31 @@ describe('Router.lookup against a scan in definition order', () => {
     router.post('/a/:id', noop);
     router.get('/:x/:id', noop);
     router.get('/a/:id', noop);
-    assert.equal(router.lookup('GET', '/a/1')?.route, router.stack[1]!.route);
-    assert.equal(router.lookup('POST', '/a/1')?.route, router.stack[0]!.route);
-    assert.equal(router.lookup('HEAD', '/a/1')?.route, router.stack[1]!.route, 'HEAD falls back to GET');
-    assert.equal(router.lookup('PUT', '/a/1'), undefined);
+    assert.equal(lookup(router, 'GET', '/a/1')?.route, router.stack[1]!.route);
+    assert.equal(lookup(router, 'POST', '/a/1')?.route, router.stack[0]!.route);
+    assert.equal(lookup(router, 'HEAD', '/a/1')?.route, router.stack[1]!.route, 'HEAD falls back to GET');
+    assert.equal(lookup(router, 'PUT', '/a/1'), undefined);
   });
 
   it('sees methods added to a route after the first lookup', () => {
     const router = Router();
     const route = router.route('/a/:id');
-    assert.equal(router.lookup('GET', '/a/1'), undefined);
+    assert.equal(lookup(router, 'GET', '/a/1'), undefined);
     route.get(noop);
-    assert.equal(router.lookup('GET', '/a/1')?.route, route);
-    assert.equal(router.lookup('GET', '/a')?.route, undefined);
+    assert.equal(lookup(router, 'GET', '/a/1')?.route, route);
+    assert.equal(lookup(router, 'GET', '/a')?.route, undefined);
   });
 
   it('folds ASCII case only, and keeps the request case in params', () => {
     const insensitive = Router();
     insensitive.get('/Repos/:owner/a_b', noop);
-    assert.deepEqual(insensitive.lookup('GET', '/REPOS/Foo/A_B')?.params, { owner: 'Foo' });
+    assert.deepEqual(lookup(insensitive, 'GET', '/REPOS/Foo/A_B')?.params, { owner: 'Foo' });
     // `_` | 32 is DEL: folding must not make them equal.
-    assert.equal(insensitive.lookup('GET', '/repos/foo/a\u007fb'), undefined);
+    assert.equal(lookup(insensitive, 'GET', '/repos/foo/a\u007fb'), undefined);
     const sensitive = Router({ caseSensitive: true });
     sensitive.get('/Repos/:owner', noop);
-    assert.equal(sensitive.lookup('GET', '/repos/foo'), undefined);
-    assert.deepEqual(sensitive.lookup('GET', '/Repos/Foo')?.params, { owner: 'Foo' });
+    assert.equal(lookup(sensitive, 'GET', '/repos/foo'), undefined);
+    assert.deepEqual(lookup(sensitive, 'GET', '/Repos/Foo')?.params, { owner: 'Foo' });
   });
 
   it('takes a trailing slash unless strict, and never an empty segment', () => {
@@ -176,10 +192,10 @@ describe('Router.lookup against a scan in definition order', () => {
       const router = Router({ strict });
       router.get('/gists/:id', noop);
       router.get('/', noop);
-      assert.equal(router.lookup('GET', '/gists/1/') !== undefined, !strict, `strict=${strict}`);
-      assert.equal(router.lookup('GET', '/gists//'), undefined);
-      assert.equal(router.lookup('GET', '//'), undefined);
-      assert.equal(router.lookup('GET', '/')?.route, router.stack[1]!.route);
+      assert.equal(lookup(router, 'GET', '/gists/1/') !== undefined, !strict, `strict=${strict}`);
+      assert.equal(lookup(router, 'GET', '/gists//'), undefined);
+      assert.equal(lookup(router, 'GET', '//'), undefined);
+      assert.equal(lookup(router, 'GET', '/')?.route, router.stack[1]!.route);
     }
   });
 
@@ -189,25 +205,25 @@ describe('Router.lookup against a scan in definition order', () => {
     router.get('/a/:b', noop);
     router.get('/c/:d', noop);
     router.get(/^\/c\/(\d+)$/, noop);
-    assert.equal(router.lookup('GET', '/a/1')?.route, router.stack[0]!.route);
-    assert.equal(router.lookup('GET', '/a/x')?.route, router.stack[1]!.route);
-    assert.equal(router.lookup('GET', '/c/1')?.route, router.stack[2]!.route);
+    assert.equal(lookup(router, 'GET', '/a/1')?.route, router.stack[0]!.route);
+    assert.equal(lookup(router, 'GET', '/a/x')?.route, router.stack[1]!.route);
+    assert.equal(lookup(router, 'GET', '/c/1')?.route, router.stack[2]!.route);
   });
 
   it('decodes the winner only: a malformed escape is a 400 there, nothing elsewhere', () => {
     const router = Router();
     router.post('/a/:id', noop);
     router.get('/a/:id', noop);
-    assert.throws(() => router.lookup('GET', '/a/%zz'), (e: { status?: number }) => e.status === 400);
-    assert.deepEqual(router.lookup('GET', '/a/caf%C3%A9')?.params, { id: 'caf\u00e9' });
+    assert.throws(() => lookup(router, 'GET', '/a/%zz'), (e: { status?: number }) => e.status === 400);
+    assert.deepEqual(lookup(router, 'GET', '/a/caf%C3%A9')?.params, { id: 'caf\u00e9' });
   });
 
   it('keeps the last value of a repeated name and never sets a prototype', () => {
     const router = Router();
     router.get('/r/:id/:id', noop);
     router.get('/p/:__proto__', noop);
-    assert.deepEqual(router.lookup('GET', '/r/1/2')?.params, { id: '2' });
-    const params = router.lookup('GET', '/p/x')?.params;
+    assert.deepEqual(lookup(router, 'GET', '/r/1/2')?.params, { id: '2' });
+    const params = lookup(router, 'GET', '/p/x')?.params;
     assert.equal(Object.getPrototypeOf(params), Object.prototype);
   });
 
@@ -224,9 +240,9 @@ describe('Router.lookup against a scan in definition order', () => {
         const regex = router.stack.flatMap((layer, index) => (layer.match(path) ? [index] : []));
         const indexed = matcher.lookup(path).flatMap((c) => (router.stack[c.index]!.match(path) ? [c.index] : []));
         assert.deepEqual(indexed, regex, `strict=${strict} ${JSON.stringify(path)}`);
-        assert.deepStrictEqual(answer(router, () => router.lookup('GET', path)), scan(router, 'GET', path), `strict=${strict} ${JSON.stringify(path)}`);
+        assert.deepStrictEqual(answer(router, () => lookup(router, 'GET', path)), scan(router, 'GET', path), `strict=${strict} ${JSON.stringify(path)}`);
       }
-      assert.equal(router.lookup('GET', 'xgists')?.route, router.stack[4]!.route);
+      assert.equal(lookup(router, 'GET', 'xgists')?.route, router.stack[4]!.route);
     }
   });
 
@@ -242,9 +258,9 @@ describe('Router.lookup against a scan in definition order', () => {
         const filled = path.replace(/:\w+/g, 'x1');
         return [`/v3${filled}`, `/V7${filled.toUpperCase()}`, `/v7${filled}/`, `/v8${filled}`, `/v0${filled}/extra`];
       });
-      router.lookup('GET', '/');
+      lookup(router, 'GET', '/');
       // White-box: this test is about the split generated code, not the loop it could fall back to.
-      assert.equal((router as unknown as { matcher: { search: object } }).matcher.search.constructor.name, 'CompiledSearch');
+      assert.equal((compiledOf(router) as unknown as { search: object }).search.constructor.name, 'CompiledSearch');
       for (const method of ['GET', 'POST', 'DELETE']) {
         for (const path of paths) {
           const [compiled, loop] = both(router, method, path);
@@ -260,8 +276,8 @@ describe('Router.lookup against a scan in definition order', () => {
     const router = Router();
     for (let i = 0; i < 3000; i++) router.get(`/r${i}/:id/s${i % 7}/:x`, noop);
     router.get('/:a/:b/:c/:d', noop);
-    assert.deepEqual(router.lookup('GET', '/r2999/1/s3/2')?.params, { id: '1', x: '2' });
-    assert.equal(router.lookup('GET', '/r2999/1/s3/2')?.route, router.stack[2999]!.route);
-    assert.deepEqual(router.lookup('GET', '/r2999/1/s4/2')?.params, { a: 'r2999', b: '1', c: 's4', d: '2' });
+    assert.deepEqual(lookup(router, 'GET', '/r2999/1/s3/2')?.params, { id: '1', x: '2' });
+    assert.equal(lookup(router, 'GET', '/r2999/1/s3/2')?.route, router.stack[2999]!.route);
+    assert.deepEqual(lookup(router, 'GET', '/r2999/1/s4/2')?.params, { a: 'r2999', b: '1', c: 's4', d: '2' });
   });
 });
