@@ -33,7 +33,8 @@ export const SERVE_OPTIONS = {
   accessTokenTtl: { flag: '--access-token-ttl <seconds>', env: 'ROA_ACCESS_TOKEN_TTL', defaultValue: '900', description: 'life of OAuth access tokens' },
   refreshTokenTtl: { flag: '--refresh-token-ttl <seconds>', env: 'ROA_REFRESH_TOKEN_TTL', defaultValue: String(30 * 24 * 3600), description: 'life of OAuth refresh tokens' },
   hmacClockSkew: { flag: '--hmac-clock-skew <seconds>', env: 'ROA_HMAC_CLOCK_SKEW', defaultValue: '600', description: "largest accepted distance between a signed request's Date and the server clock" },
-  nonceMemory: { flag: '--nonce-memory <count>', env: 'ROA_NONCE_MEMORY', defaultValue: String(DEFAULT_NONCE_MEMORY_LIMIT), description: 'replay-protection nonces the SQLite store keeps in memory (32 MiB at the default, enough for ~1,660 signed requests/s over a 10-minute window); past it, a slower on-disk table' },
+  sqliteNonceLog: { flag: '--sqlite-nonce-log', env: 'ROA_SQLITE_NONCE_LOG', description: 'keep HMAC nonces on SQLite in an append-only log indexed in memory instead of a table keyed by nonce: for very high signed-request rates on one SQLite file (env 1 or 0)' },
+  nonceMemory: { flag: '--nonce-memory <count>', env: 'ROA_NONCE_MEMORY', defaultValue: String(DEFAULT_NONCE_MEMORY_LIMIT), description: 'with --sqlite-nonce-log: nonces kept in memory (32 MiB at the default, enough for ~1,660 signed requests/s over a 10-minute window); past it, a slower on-disk table' },
   hmacMinimalUnsafe: { flag: '--hmac-minimal-unsafe <on|off>', env: 'ROA_HMAC_MINIMAL_UNSAFE', description: 'accept the replayable minimal HMAC form for unsafe methods (default on in development, off in production)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
   maxAge: { flag: '--max-age <seconds>', env: 'ROA_MAX_AGE', defaultValue: '60', description: 'Cache-Control max-age / s-maxage of safe responses' },
@@ -53,6 +54,8 @@ export const GATEWAY_OPTIONS = {
 /** The value of an option: the flag if given, else its environment variable, else its default. */
 export function resolveOption(spec: OptionSpec, given: unknown): string | undefined {
   if (typeof given === 'string') return given;
+  // A flag that takes no value (a switch) was given.
+  if (given === true) return 'on';
   if (Array.isArray(given)) return given.join(',');
   if (spec.env && process.env[spec.env] !== undefined && process.env[spec.env] !== '') return process.env[spec.env];
   return spec.defaultValue;
@@ -87,6 +90,17 @@ export function parseCount(value: string | undefined, name: string, max?: number
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Largest delta-seconds a cache is required to handle (RFC 9111 §1.2.2). */
 export const MAX_DELTA_SECONDS = 2 ** 31;
+
+/**
+ * Parses a switch: `on`/`1`/`true` or `off`/`0`/`false` (unset is off); a clear error for anything else.
+ * @example parseSwitch(process.env.ROA_SQLITE_NONCE_LOG, 'ROA_SQLITE_NONCE_LOG') // true for '1'
+ */
+export function parseSwitch(value: string | undefined, name: string): boolean {
+  const v = (value ?? 'off').trim().toLowerCase();
+  if (v === 'on' || v === '1' || v === 'true') return true;
+  if (v === 'off' || v === '0' || v === 'false') return false;
+  throw new Error(`${name} must be on or off (1 or 0), got '${value}'`);
+}
 
 /** Splits a comma-separated list, dropping blanks. */
 export function parseList(value: string | undefined): string[] {

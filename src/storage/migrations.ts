@@ -107,9 +107,9 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     id: 4,
     name: 'nonce log',
-    // SQLite only (storage/sqlite/sqlite-nonces): nonces appended in arrival order and indexed in memory,
-    // so recording one touches the last page instead of a random page of a key-ordered B-tree. PostgreSQL
-    // keeps using `nonces`, shared by every instance.
+    // SQLite only, for the opt-in nonce log (storage/sqlite/sqlite-nonce-log): nonces appended in arrival
+    // order and indexed in memory, so recording one touches the last page instead of a random page of a
+    // key-ordered B-tree. The default, and PostgreSQL, keep using `nonces`.
     up: (d) =>
       d.name === 'sqlite'
         ? [`CREATE TABLE nonce_log (
@@ -122,7 +122,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     id: 5,
     name: 'nonce fingerprint seed',
-    // SQLite only: the key of the 64-bit nonce fingerprints that sqlite-nonces writes to the log instead of
+    // SQLite only: the key of the 64-bit nonce fingerprints that the nonce log writes to the log instead of
     // the nonces themselves. Every connection to the file must hash alike, so it lives here; it is random
     // per database, so a client cannot aim its nonces at one slot of the in-memory index.
     up: (d) =>

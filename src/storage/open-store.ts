@@ -1,30 +1,40 @@
 /** @module storage/open-store Picks a Store adapter from a URL, loading only the driver that URL needs. */
+import { loadDriver } from './load-driver.js';
 import type { Store } from './store.js';
 
 export interface OpenStoreOptions {
   /** PostgreSQL only: schema for roa's tables, created if absent. */
   schema?: string;
-  /** SQLite only: replay-protection nonces kept in memory (see SqliteStoreOptions). Default 1,000,000. */
+  /**
+   * SQLite only: keep replay-protection nonces in an append-only log indexed in memory rather than the
+   * table keyed by nonce (see SqliteStoreOptions.nonceLog). Default false.
+   */
+  sqliteNonceLog?: boolean;
+  /** SQLite only, with `sqliteNonceLog`: nonces kept in memory (see SqliteStoreOptions). Default 1,000,000. */
   nonceMemoryLimit?: number;
 }
 
 /**
  * Opens, migrates and checks a store: `:memory:` or a file path (optionally `sqlite:` / `file:` prefixed) gives
  * SQLite; `postgres://` or `postgresql://` gives PostgreSQL. An unreachable or unwritable database rejects with
- * HttpError 503 `ROA_ERR_STORE_UNAVAILABLE` and a one-line message, so the CLI can fail fast.
+ * HttpError 503 `ROA_ERR_STORE_UNAVAILABLE` and a one-line message, so the CLI can fail fast; a driver package
+ * that is not installed (better-sqlite3, pg) rejects with `ROA_ERR_STORE_DRIVER_MISSING`, naming the package.
  * @example
  *   const store = await openStore(process.env.DATABASE_URL ?? './data/roa.db');
  */
 export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  // The driver, then its adapter, are imported only here and only for the URL's kind: importing roa
+  // loads neither `pg` nor `better-sqlite3` (a native addon), and either may be left uninstalled.
   if (/^postgres(ql)?:\/\//i.test(url)) {
-    // Dynamic imports keep `pg` unloaded for SQLite users and `better-sqlite3` (a native addon) for PostgreSQL users.
+    await loadDriver('pg');
     const { PostgresStore } = await import('./postgres/postgres-store.js');
     return PostgresStore.open({ connectionString: url, ...(opts.schema === undefined ? {} : { schema: opts.schema }) });
   }
   const path = sqlitePath(url);
+  await loadDriver('better-sqlite3');
   const { SqliteStore } = await import('./sqlite/sqlite-store.js');
   // The constructor opens, migrates and prepares, so a returned store is known to work.
-  return new SqliteStore(path, { nonceMemoryLimit: opts.nonceMemoryLimit });
+  return new SqliteStore(path, { nonceLog: opts.sqliteNonceLog === true, nonceMemoryLimit: opts.nonceMemoryLimit });
 }
 
 /** The SQLite file named by a URL; rejects other schemes rather than creating a file named "redis:/...". */

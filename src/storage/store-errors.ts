@@ -22,3 +22,8 @@ export function storeUnavailable(message: string, cause?: unknown): HttpError {
 export function storeFailure(message: string, cause?: unknown): HttpError {
   return new HttpError(500, message, { code: 'ROA_ERR_STORE', cause, expose: false });
 }
+
+/** The driver package of the configured database is not installed (see load-driver). */
+export function driverMissing(kind: string, pkg: string, cause?: unknown): HttpError {
+  return new HttpError(500, `${kind} storage needs the ${pkg} package: npm install ${pkg}`, { code: 'ROA_ERR_STORE_DRIVER_MISSING', cause, expose: false });
+}

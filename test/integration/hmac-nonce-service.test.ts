@@ -1,7 +1,8 @@
 /**
  * @module test/integration/hmac-nonce-service
- * The real service's default nonce store: a replayed nonce is refused, also after a restart on the
- * same SQLite file, and concurrent replays of one signed request let exactly one through.
+ * The real service's nonce store on SQLite, the table (default) and the log (`sqliteNonceLog`): a
+ * replayed nonce is refused, also after a restart on the same file, and concurrent replays of one
+ * signed request let exactly one through.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -20,34 +21,37 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const serverKey = randomBytes(32);
 const secret = 'nonce-test-secret-0123456789abcdef';
-const db = join(dir, 'roa.db');
 
-async function start() {
-  const running = await startService({ db, port: 0, gatewayPort: 0, logLevel: 'silent', env: 'production', purgeDelayMs: 0, serverKey });
-  return { running, base: `http://127.0.0.1:${running.address.port}` };
-}
+for (const sqliteNonceLog of [false, true]) {
+  const db = join(dir, sqliteNonceLog ? 'log.db' : 'table.db');
 
-describe('HMAC nonces in the service (SQLite default)', () => {
-  it('refuses a replay, after a restart too, and lets one of many concurrent copies through', async () => {
-    let { running, base } = await start();
-    await running.store.createUser({ name: 'hana', role: 'editor', passwordHash: await hashPassword('pw-pw-pw-pw'), hmacSecret: sealHmacSecret(new SecretBox(serverKey), 'hana', secret) });
-    try {
-      const headers: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
-      assert.equal((await send(base, 'GET', '/articles', { headers })).status, 200);
-      assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401);
+  const start = async () => {
+    const running = await startService({ db, sqliteNonceLog, port: 0, gatewayPort: 0, logLevel: 'silent', env: 'production', purgeDelayMs: 0, serverKey });
+    return { running, base: `http://127.0.0.1:${running.address.port}` };
+  };
 
-      const copies: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
-      const statuses = await Promise.all(Array.from({ length: 12 }, () => send(base, 'GET', '/articles', { headers: copies }).then((r) => r.status)));
-      assert.deepEqual(statuses.filter((s) => s === 200).length, 1, String(statuses));
-      assert.ok(statuses.every((s) => s === 200 || s === 401), String(statuses));
+  describe(`HMAC nonces in the service (SQLite, ${sqliteNonceLog ? 'nonce log' : 'default table'})`, () => {
+    it('refuses a replay, after a restart too, and lets one of many concurrent copies through', async () => {
+      let { running, base } = await start();
+      await running.store.createUser({ name: 'hana', role: 'editor', passwordHash: await hashPassword('pw-pw-pw-pw'), hmacSecret: sealHmacSecret(new SecretBox(serverKey), 'hana', secret) });
+      try {
+        const headers: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
+        assert.equal((await send(base, 'GET', '/articles', { headers })).status, 200);
+        assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401);
 
-      await running.close();
-      ({ running, base } = await start());
-      assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401, 'a nonce seen before the restart stays spent');
-      const fresh: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
-      assert.equal((await send(base, 'GET', '/articles', { headers: fresh })).status, 200);
-    } finally {
-      await running.close();
-    }
+        const copies: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
+        const statuses = await Promise.all(Array.from({ length: 12 }, () => send(base, 'GET', '/articles', { headers: copies }).then((r) => r.status)));
+        assert.deepEqual(statuses.filter((s) => s === 200).length, 1, String(statuses));
+        assert.ok(statuses.every((s) => s === 200 || s === 401), String(statuses));
+
+        await running.close();
+        ({ running, base } = await start());
+        assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401, 'a nonce seen before the restart stays spent');
+        const fresh: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
+        assert.equal((await send(base, 'GET', '/articles', { headers: fresh })).status, 200);
+      } finally {
+        await running.close();
+      }
+    });
   });
-});
+}

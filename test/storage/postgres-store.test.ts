@@ -1,5 +1,5 @@
 /** @module test/storage/postgres-store The Store contract on PostgreSQL, in a schema of its own that is dropped afterwards. */
-import { after, describe, it } from '../helpers/node-test.js';
+import { describe } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';

@@ -28,6 +28,18 @@ storeContract('SqliteStore file', async () => {
   };
 });
 
+storeContract('SqliteStore file, nonce log', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
+  const store = new SqliteStore(join(dir, 'roa.db'), { nonceLog: true });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
 describe('SqliteStore', () => {
   it('creates its directories 0700 and the database, -wal and -shm 0600 (secrets live there); keeps an existing mode', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
@@ -52,13 +64,13 @@ describe('SqliteStore', () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
     const path = join(dir, 'roa.db');
     try {
-      const store = new SqliteStore(path);
+      const store = new SqliteStore(path, { nonceLog: true });
       store.startBackgroundCheckpoints();
       store.startBackgroundCheckpoints(); // idempotent
       assert.equal(store.checkpointsInBackground, true);
       const before = statSync(path).size;
-      // ~400 pages of nonces (100,000 fingerprints of 16 bytes): far below the raised automatic
-      // checkpoint (20,000 pages), so only the worker can have copied them into the database file.
+      // ~400 pages of nonces in the log (100,000 fingerprints of 16 bytes, appended): far below the raised
+      // automatic checkpoint (20,000 pages), so only the worker can have copied them into the database file.
       const exp = Date.now() + 60_000;
       for (let round = 0; round < 100; round++) {
         await Promise.all(Array.from({ length: 1000 }, (_, i) => store.consumeNonce(`ckpt:${round}:${i}`, exp)));
@@ -68,7 +80,7 @@ describe('SqliteStore', () => {
       assert.ok(statSync(path).size > before + 1_000_000, `database file ${statSync(path).size} bytes, was ${before}`);
       await store.close();
       assert.equal(store.checkpointsInBackground, false);
-      const reopened = new SqliteStore(path);
+      const reopened = new SqliteStore(path, { nonceLog: true });
       assert.equal(await reopened.consumeNonce('ckpt:99:999', exp), false);
       await reopened.close();
     } finally {
@@ -83,59 +95,62 @@ describe('SqliteStore', () => {
     await store.close();
   });
 
-  it('commits the nonces of one event-loop turn together, answering each in order', async () => {
-    const store = new SqliteStore(':memory:');
-    try {
-      const exp = Date.now() + 60_000;
-      const [a1, b1, a2, c1, b2] = await Promise.all([
-        store.consumeNonce('batch:a', exp),
-        store.consumeNonce('batch:b', Date.now() - 1),
-        store.consumeNonce('batch:a', exp),
-        store.consumeNonce('batch:c', exp),
-        // b's first record was already expired when written: this one takes it over.
-        store.consumeNonce('batch:b', exp),
-      ]);
-      assert.deepEqual([a1, b1, a2, c1, b2], [true, true, false, true, true]);
-      assert.equal(await store.consumeNonce('batch:b', exp), false);
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('lets exactly one of two stores on one file win a nonce (as two processes would)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
-    const path = join(dir, 'roa.db');
-    const one = new SqliteStore(path);
-    const two = new SqliteStore(path);
-    try {
-      const exp = Date.now() + 60_000;
-      for (let i = 0; i < 20; i++) {
-        const results = await Promise.all([one.consumeNonce(`shared:${i}`, exp), two.consumeNonce(`shared:${i}`, exp), one.consumeNonce(`shared:${i}`, exp)]);
-        assert.equal(results.filter(Boolean).length, 1, `round ${i}: ${results}`);
+  for (const nonceLog of [false, true]) {
+    const mode = nonceLog ? 'nonce log' : 'nonce table';
+    it(`commits the nonces of one event-loop turn together, answering each in order (${mode})`, async () => {
+      const store = new SqliteStore(':memory:', { nonceLog });
+      try {
+        const exp = Date.now() + 60_000;
+        const [a1, b1, a2, c1, b2] = await Promise.all([
+          store.consumeNonce('batch:a', exp),
+          store.consumeNonce('batch:b', Date.now() - 1),
+          store.consumeNonce('batch:a', exp),
+          store.consumeNonce('batch:c', exp),
+          // b's first record was already expired when written: this one takes it over.
+          store.consumeNonce('batch:b', exp),
+        ]);
+        assert.deepEqual([a1, b1, a2, c1, b2], [true, true, false, true, true]);
+        assert.equal(await store.consumeNonce('batch:b', exp), false);
+      } finally {
+        await store.close();
       }
-    } finally {
-      await one.close();
-      await two.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    });
 
-  it('writes pending nonces before it closes, and fails (never accepts) once closed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
-    const path = join(dir, 'roa.db');
-    try {
-      const store = new SqliteStore(path);
-      const pending = store.consumeNonce('close:a', Date.now() + 60_000);
-      await store.close();
-      assert.equal(await pending, true);
-      await assert.rejects(store.consumeNonce('close:b', Date.now() + 60_000), (err: unknown) => err instanceof HttpError && err.status >= 500);
-      const reopened = new SqliteStore(path);
-      assert.equal(await reopened.consumeNonce('close:a', Date.now() + 60_000), false);
-      await reopened.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    it(`lets exactly one of two stores on one file win a nonce (as two processes would) (${mode})`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
+      const path = join(dir, 'roa.db');
+      const one = new SqliteStore(path, { nonceLog });
+      const two = new SqliteStore(path, { nonceLog });
+      try {
+        const exp = Date.now() + 60_000;
+        for (let i = 0; i < 20; i++) {
+          const results = await Promise.all([one.consumeNonce(`shared:${i}`, exp), two.consumeNonce(`shared:${i}`, exp), one.consumeNonce(`shared:${i}`, exp)]);
+          assert.equal(results.filter(Boolean).length, 1, `round ${i}: ${results}`);
+        }
+      } finally {
+        await one.close();
+        await two.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it(`writes pending nonces before it closes, and fails (never accepts) once closed (${mode})`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));
+      const path = join(dir, 'roa.db');
+      try {
+        const store = new SqliteStore(path, { nonceLog });
+        const pending = store.consumeNonce('close:a', Date.now() + 60_000);
+        await store.close();
+        assert.equal(await pending, true);
+        await assert.rejects(store.consumeNonce('close:b', Date.now() + 60_000), (err: unknown) => err instanceof HttpError && err.status >= 500);
+        const reopened = new SqliteStore(path, { nonceLog });
+        assert.equal(await reopened.consumeNonce('close:a', Date.now() + 60_000), false);
+        await reopened.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   it('creates the parent directory, uses WAL and keeps data across reopen', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-sqlite-'));

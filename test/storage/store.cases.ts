@@ -1,5 +1,5 @@
 /** @module test/storage/store.cases The contract every Store adapter must pass; each adapter's test file runs it. */
-import { after, before, describe, it } from '../helpers/node-test.js';
+import { describe } from '../helpers/node-test.js';
 import { suiteNeeding } from '../helpers/services.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
 import { startService } from '../../service.js';
-import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parseOptionalList, parsePort, resolveOption, type OptionSpec } from '../options.js';
+import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parseOptionalList, parsePort, parseSwitch, resolveOption, type OptionSpec } from '../options.js';
 
 const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_MS / 1000;
 /** A day: nonces are held for the whole window, and clocks a day apart are a fault, not skew. */
@@ -54,6 +54,7 @@ export function registerServe(program: Command): void {
       ...(opt('issuer') ? { issuer: opt('issuer') } : {}),
       ...(opt('hmacMinimalUnsafe') ? { hmacMinimalUnsafe: opt('hmacMinimalUnsafe') === 'on' } : {}),
       hmacClockSkewMs: parseInteger(opt('hmacClockSkew'), '--hmac-clock-skew', 1, MAX_CLOCK_SKEW_S) * 1000,
+      sqliteNonceLog: parseSwitch(opt('sqliteNonceLog'), '--sqlite-nonce-log (ROA_SQLITE_NONCE_LOG)'),
       nonceMemoryLimit: parseInteger(opt('nonceMemory'), '--nonce-memory', 1, MAX_NONCE_MEMORY),
       logLevel: opt('logLevel'),
       maxAge: parseCount(opt('maxAge'), '--max-age', MAX_DELTA_SECONDS),

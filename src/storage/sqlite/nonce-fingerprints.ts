@@ -4,10 +4,9 @@
  *
  * Why not a Map of key strings: every nonce is a fresh string that the Map keeps for ten minutes,
  * so each one is promoted through the young generation, tracked by the write barrier, and reached
- * through a chain of heap objects on every lookup. Measured on the auth benchmark's server, the
- * Map and the garbage collection it caused cost about 1.8 µs per replay-protected request, more
- * than the SQLite transaction. Here a nonce is 16 bytes in three typed arrays, found with one
- * probe sequence, and the strings die young.
+ * through a chain of heap objects on every lookup; the garbage collection that causes costs more
+ * per request than the SQLite transaction. Here a nonce is 16 bytes in three typed arrays, found
+ * with one probe sequence, and the strings die young.
  *
  * Exactness: a replayed key always has the same fingerprint, so a replay is always found while it
  * lives. Two different keys with one fingerprint (2^-64 per pair) would make a fresh nonce look

@@ -2,8 +2,9 @@
 import type { Database as Db, Statement as DriverStatement, Transaction } from 'better-sqlite3';
 
 // Named here so the emitted declaration file can refer to the driver's types.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an interface, not an alias, so declarations name it instead of inlining the driver's type
 export interface Statement extends DriverStatement {}
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- better-sqlite3's own Transaction constraint, which this must match
 export type Tx = <F extends (...args: any[]) => unknown>(fn: F) => Transaction<F>;
 import { ARTICLE_COLUMNS } from './sqlite-rows.js';
 

@@ -2,9 +2,8 @@
  * @module storage/sqlite/token-row-cache
  * OAuth token rows the SQLite store has read, reused while the database has not changed since.
  *
- * Why: every request with an opaque bearer token reads its row, and on this project's benchmark guest
- * that read cost ~6.5 µs, more than the rest of the bearer check together (bench/RESULTS.md). A row
- * can only change through a commit, so the cache is dropped whenever one may have happened:
+ * Why: every request with an opaque bearer token reads its row, and that read costs more than the
+ * rest of the bearer check together (bench/RESULTS.md). A row can only change through a commit, so the cache is dropped whenever one may have happened:
  * - a token write through any SqliteStore of this process (`noteTokenWrite`, called before the write);
  * - a commit by another connection or process, which moves `PRAGMA data_version`. That pragma is read
  *   again at the first lookup of each event-loop turn and of each millisecond, so a revocation made
@@ -12,9 +11,10 @@
  *   cached row can miss is a commit that lands while one turn is still running (under a millisecond).
  * Revocation stays instant in the sense the issue asks: no time-based trust, as JWT mode has.
  */
+import { BoundedMap } from '../../util/bounded-map.js';
 import type { TokenRow } from './sqlite-rows.js';
 
-/** Bounds the memory: past this many rows the cache starts over. */
+/** Bounds the memory: past this many rows the oldest is forgotten first. */
 const MAX_ROWS = 10_000;
 
 /** Token writes made by every SqliteStore of this process; another store's write empties this one's cache too. */
@@ -26,7 +26,7 @@ export function noteTokenWrite(): void {
 }
 
 export class TokenRowCache {
-  private readonly rows = new Map<string, TokenRow>();
+  private readonly rows = new BoundedMap<string, TokenRow>(MAX_ROWS);
   /** data_version and process write count the rows were read under. */
   private version = -1;
   private writesSeen = -1;
@@ -45,10 +45,7 @@ export class TokenRowCache {
     const cached = this.rows.get(hash);
     if (cached !== undefined) return cached;
     const row = load(hash);
-    if (row !== undefined) {
-      if (this.rows.size >= MAX_ROWS) this.rows.clear();
-      this.rows.set(hash, row);
-    }
+    if (row !== undefined) this.rows.set(hash, row);
     return row;
   }
 
