@@ -18,8 +18,8 @@ function roa(args: string[], env: Record<string, string> = {}) {
 }
 
 /** Starts a long-running roa command and resolves once it printed `ready` (a regex). */
-function roaRunning(args: string[], ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function roaRunning(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`roa ${args.join(' ')} did not start: ${out}`)), 15_000);
@@ -42,8 +42,8 @@ function roaRunning(args: string[], ready: RegExp): Promise<{ child: ChildProces
 const SERVICE_READY = /service on http:\/\/127\.0\.0\.1:(\d+)/;
 
 /** `roa serve` on free ports (gateway off, logs silent) over `db` with `args`; resolves with the child and the service's base URL. */
-async function roaServe(db: string, args: string[] = []): Promise<{ child: ChildProcess; base: string }> {
-  const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--log-level', 'silent', ...args], SERVICE_READY);
+async function roaServe(db: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; base: string }> {
+  const { child, output } = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', db, '--log-level', 'silent', ...args], SERVICE_READY, env);
   return { child, base: `http://127.0.0.1:${SERVICE_READY.exec(output())![1]}` };
 }
 
@@ -338,7 +338,7 @@ describe('roa CLI', () => {
     const db = join(dir, 'nonce-memory.db');
     const keyFile = join(dir, 'nonce-memory.key');
     const secret = addHmacUser('nina', 'reader', keyFile, db);
-    const { child, base } = await roaServe(db, ['--secret-key-file', keyFile, '--nonce-memory', '2']);
+    const { child, base } = await roaServe(db, ['--secret-key-file', keyFile, '--sqlite-nonce-log', '--nonce-memory', '2']);
     try {
       const signed = [1, 2, 3].map(() => ({ ...signRequest({ method: 'GET', target: '/articles', user: 'nina', secret }) }) as Record<string, string>);
       for (const headers of signed) assert.equal((await send(base, 'GET', '/articles', { headers })).status, 200);
@@ -434,6 +434,38 @@ describe('roa CLI', () => {
       assert.equal(r.status, 1, r.stdout);
       assert.match(r.stderr, /--hmac-clock-skew must be an integer from 1 to 86400, got '(0|86401|10m)'/);
     }
+  });
+
+  it('keeps HMAC nonces in the keyed table by default, in the log with --sqlite-nonce-log or ROA_SQLITE_NONCE_LOG=1', async () => {
+    const modes: [string, string[], Record<string, string>, boolean][] = [
+      ['default', [], {}, false], ['flag', ['--sqlite-nonce-log'], {}, true], ['env', [], { ROA_SQLITE_NONCE_LOG: '1' }, true],
+    ];
+    for (const [name, args, env, log] of modes) {
+      const db = join(dir, `nonce-mode-${name}.db`);
+      const keyFile = join(dir, `nonce-mode-${name}.key`);
+      const secret = addHmacUser('nils', 'reader', keyFile, db);
+      const { child, base } = await roaServe(db, ['--secret-key-file', keyFile, ...args], env);
+      try {
+        const signed = [1, 2].map(() => ({ ...signRequest({ method: 'GET', target: '/articles', user: 'nils', secret }) }) as Record<string, string>);
+        for (const headers of signed) assert.equal((await send(base, 'GET', '/articles', { headers })).status, 200, name);
+        const file = new Database(db, { readonly: true });
+        try {
+          const count = (table: string) => (file.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+          assert.deepEqual([count('nonces'), count('nonce_log') > 0], log ? [0, true] : [2, false], name);
+        } finally {
+          file.close();
+        }
+        for (const headers of signed) assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401, name);
+      } finally {
+        await stop(child);
+      }
+    }
+  });
+
+  it('refuses a ROA_SQLITE_NONCE_LOG that is not on or off', () => {
+    const r = roaServeRefused([], { ROA_SQLITE_NONCE_LOG: 'maybe' });
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stderr, /--sqlite-nonce-log \(ROA_SQLITE_NONCE_LOG\) must be on or off \(1 or 0\), got 'maybe'/);
   });
 
   it('refuses a nonce memory that is not 1 to 10,000,000 nonces, from the flag or ROA_NONCE_MEMORY', () => {
