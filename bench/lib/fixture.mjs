@@ -36,7 +36,8 @@ export async function openSeededStore() {
   ]);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'roa-bench-store-'));
   const dbPath = path.join(dir, 'roa.db');
-  const store = await openStore(dbPath);
+  // BENCH_SQLITE_NONCE_LOG=1: HMAC nonces in the nonce log (`roa serve --sqlite-nonce-log`) instead of the keyed table.
+  const store = await openStore(dbPath, { sqliteNonceLog: process.env.BENCH_SQLITE_NONCE_LOG === '1' });
   const article = await store.createArticle(ARTICLE, EDITOR.name);
   if (article.id !== 1) throw new Error(`seeded article got id ${article.id}, expected 1`);
   await store.createUser({
