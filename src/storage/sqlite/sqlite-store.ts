@@ -287,8 +287,8 @@ export class SqliteStore implements Store {
   }
 
   async rotateRefreshToken(hash: string, successors: readonly NewToken[]): Promise<'ok' | 'reused' | 'missing'> {
-    // One write transaction (writers queue on the database lock, across processes too): a rotation and
-    // a reuse of the same family can no longer interleave so that the successors outlive the revocation.
+    // One write transaction (writers queue on the database lock, across processes too), so a rotation
+    // and a reuse of the same family cannot interleave and leave the successors outliving the revocation.
     noteTokenWrite();
     return this.run('rotate token', () => this.s.tx(() => {
       if (this.s.markRefreshUsed.run(Date.now(), hash).changes > 0) {

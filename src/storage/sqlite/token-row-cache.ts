@@ -3,13 +3,14 @@
  * OAuth token rows the SQLite store has read, reused while the database has not changed since.
  *
  * Why: every request with an opaque bearer token reads its row, and that read costs more than the
- * rest of the bearer check together (bench/RESULTS.md). A row can only change through a commit, so the cache is dropped whenever one may have happened:
+ * rest of the bearer check together (bench/RESULTS.md). A row can only change through a commit, so
+ * the cache is dropped whenever one may have happened:
  * - a token write through any SqliteStore of this process (`noteTokenWrite`, called before the write);
  * - a commit by another connection or process, which moves `PRAGMA data_version`. That pragma is read
  *   again at the first lookup of each event-loop turn and of each millisecond, so a revocation made
  *   elsewhere is seen by every request this process reads after the revocation's commit; what a
  *   cached row can miss is a commit that lands while one turn is still running (under a millisecond).
- * Revocation stays instant in the sense the issue asks: no time-based trust, as JWT mode has.
+ * Revocation stays instant: no time-based trust, as JWT mode has.
  */
 import { BoundedMap } from '../../util/bounded-map.js';
 import type { TokenRow } from './sqlite-rows.js';
