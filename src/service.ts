@@ -30,6 +30,7 @@ import { methodOverride } from './middleware/method-override.js';
 import { sameOriginForms } from './middleware/same-origin-forms.js';
 import { urlencoded } from './middleware/urlencoded.js';
 import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
+import { ARTICLE_SCOPE_LIST } from './resources/article/article-scopes.js';
 import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
 import { openStore } from './storage/open-store.js';
 import type { Store } from './storage/store.js';
@@ -165,6 +166,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     ...(jwt ? { jwt } : {}),
     passwordGrant: opts.passwordGrant ?? true,
     passwordGrantClients: opts.passwordGrantClients,
+    scopesSupported: ARTICLE_SCOPE_LIST,
     throttle,
     // Undefined takes the token service's defaults (15 minutes, 30 days).
     accessTokenTtlMs: opts.accessTokenTtlMs,

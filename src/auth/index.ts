@@ -4,7 +4,7 @@ export { Authenticator } from './authenticator.js';
 export { BasicScheme, parseBasic, type BasicSchemeOptions } from './basic.js';
 export { HmacScheme, type HmacSchemeOptions } from './hmac.js';
 export { BearerScheme, type BearerSchemeOptions } from './bearer.js';
-export { requireScope, SCOPES, type Scope } from './scopes.js';
+export { insufficientScope, requireScope } from './scopes.js';
 export { safeEqual, type SafeEqual } from './safe-equal.js';
 export { hashPassword, verifyPassword, DEFAULT_SCRYPT_PARAMS, type ScryptParams } from './passwords.js';
 export {

@@ -10,7 +10,7 @@ import type { JwtAccessTokens } from './jwt-keys.js';
 import { OAuthError, invalidRequest } from './oauth-errors.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
-import { parseScope, SCOPES } from './scopes.js';
+import { parseScope } from './scopes.js';
 import { FailureThrottle, type AttemptThrottle } from './throttle.js';
 import { ThrottledChecks } from './throttled-check.js';
 import { generateToken, hashToken, verifyClientSecret } from './tokens.js';
@@ -34,6 +34,7 @@ export interface OAuthOptions {
   passwordGrantClients?: string[];
   /** JWT mode: access tokens are RFC 9068 JWTs. */
   jwt?: JwtAccessTokens;
+  /** Published as `scopes_supported` (RFC 8414 §2): the application's scopes (none by default). */
   scopesSupported?: readonly string[];
   /**
    * Counts client-secret and password attempts before each check, per client id / user name and
@@ -104,7 +105,7 @@ export class OAuthTokenService {
     this.refreshTtl = o.refreshTokenTtlMs ?? 30 * 24 * 3600_000;
     this.passwordGrant = o.passwordGrant ?? true;
     this.passwordClients = o.passwordGrantClients === undefined ? undefined : new Set(o.passwordGrantClients);
-    this.scopesSupported = o.scopesSupported ?? SCOPES;
+    this.scopesSupported = o.scopesSupported ?? [];
     this.checks = new ThrottledChecks(o.throttle ?? new FailureThrottle());
     this.equal = o.safeEqual ?? defaultSafeEqual;
     this.now = o.now ?? Date.now;

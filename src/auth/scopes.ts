@@ -1,9 +1,6 @@
-/** @module auth/scopes OAuth scopes (RFC 6749 §3.3) and the resource layer's scope check (RFC 6750 §3.1). */
+/** @module auth/scopes OAuth scopes (RFC 6749 §3.3) and the `insufficient_scope` refusal (RFC 6750 §3.1). */
 import { HttpError } from '../errors/http-error.js';
 import type { Caller } from './scheme.js';
-
-export const SCOPES = ['articles:read', 'articles:write'] as const;
-export type Scope = (typeof SCOPES)[number];
 
 // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
 const SCOPE_TOKEN_RE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -20,15 +17,22 @@ export function parseScope(value: string): string[] | undefined {
 }
 
 /**
- * Throws 403 when a bearer caller's token lacks `scope` (Basic and hmac callers are unrestricted).
- * The challenge follows RFC 6750 §3 / §3.1 (`insufficient_scope`, naming the scope needed).
+ * The 403 for a token that lacks `scope`, with the challenge of RFC 6750 §3 / §3.1 naming the
+ * scope needed, so the client knows which token to ask for.
+ */
+export function insufficientScope(scope: string, realm = 'roa'): HttpError {
+  return new HttpError(403, `This token lacks the ${scope} scope`, {
+    code: 'ROA_ERR_INSUFFICIENT_SCOPE',
+    headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"` },
+  });
+}
+
+/**
+ * Throws `insufficientScope` when a bearer caller's token lacks `scope` (Basic and hmac callers are unrestricted).
  * @example
  *   requireScope(caller, 'articles:write');
  */
 export function requireScope(caller: Caller, scope: string, realm = 'roa'): void {
   if (caller.scopes === null || caller.scopes.includes(scope)) return;
-  throw new HttpError(403, `The access token lacks the scope "${scope}"`, {
-    code: 'ROA_ERR_INSUFFICIENT_SCOPE',
-    headers: { 'WWW-Authenticate': `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"` },
-  });
+  throw insufficientScope(scope, realm);
 }

@@ -14,6 +14,7 @@ import { JwtAccessTokens } from '../../src/auth/jwt-keys.js';
 import { createOAuthRouter } from '../../src/auth/oauth-router.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { requireScope } from '../../src/auth/scopes.js';
+import { ARTICLE_SCOPE_LIST } from '../../src/resources/article/article-scopes.js';
 import { FailureThrottle } from '../../src/auth/throttle.js';
 import { generateClientSecret } from '../../src/auth/tokens.js';
 import type { Request } from '../../src/http/request.js';
@@ -50,7 +51,7 @@ async function start(opts: { jwt?: boolean; passwordGrant?: boolean; throttle?: 
   const jwt = opts.jwt ? await JwtAccessTokens.load({ issuer, keyFile: join(dir, 'jwt.json') }) : undefined;
 
   const app = createApp({ env: 'production' });
-  app.use(createOAuthRouter({ store, issuer, jwt, passwordGrant: opts.passwordGrant, throttle: opts.throttle }));
+  app.use(createOAuthRouter({ store, issuer, jwt, passwordGrant: opts.passwordGrant, throttle: opts.throttle, scopesSupported: ARTICLE_SCOPE_LIST }));
   const auth = new Authenticator([new BearerScheme({ store, jwt })]);
   app.use(auth.middleware());
   app.get('/articles', (req: Request, res: Response) => {

@@ -3,7 +3,7 @@
  * `roa client add`: register an OAuth client that acts for a user.
  */
 import type { Command } from 'commander';
-import { SCOPES } from '../../auth/scopes.js';
+import { ARTICLE_SCOPE_LIST as SCOPES } from '../../resources/article/article-scopes.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { generateClientSecret } from '../../auth/tokens.js';
 import { SERVE_OPTIONS } from '../options.js';

@@ -10,10 +10,10 @@ import { mayModify, rolePolicy } from '../policy.js';
 import type { CreatedSpec, PurgeTarget, ResourceSpec, View } from '../resource.js';
 import { ARTICLE_BODIES, ARTICLE_VIEWS, articleToJson, articleToXml } from './article-codec.js';
 import { parseArticleKey } from './article-keys.js';
+import { ARTICLE_SCOPES } from './article-scopes.js';
 import { validateArticle } from './article-validate.js';
 import { escapeXml } from '../representations/xml.js';
 
-export const ARTICLE_SCOPES = { read: 'articles:read', write: 'articles:write' };
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 

@@ -4,7 +4,8 @@
  * decimal with up to 30 integer and 18 fraction digits, currency an ISO-4217-shaped lower-case
  * code. Never a float.
  */
-import { HttpError } from '../../errors/http-error.js';
+import type { HttpError } from '../../errors/http-error.js';
+import { validationError, type FieldError } from '../../errors/problem.js';
 import { hasXmlForbiddenChar } from '../../http/xml-text.js';
 import type { ArticleInput } from '../../storage/store.js';
 
@@ -14,11 +15,6 @@ const AMOUNT = /^\d{1,30}(?:\.\d{1,18})?$/;
 const CURRENCY = /^[a-z]{3}$/;
 const FIELDS = new Set(['title', 'price']);
 const PRICE_FIELDS = new Set(['amount', 'currency']);
-
-interface FieldError {
-  field: string;
-  message: string;
-}
 
 /** Returns the checked input or throws 422 listing every problem. */
 export function validateArticle(body: unknown): ArticleInput {
@@ -59,9 +55,7 @@ export function validateArticle(body: unknown): ArticleInput {
   return { title: title as string, price: { amount: amount as string, currency: currency as string } };
 }
 
+/** The 422 listing every problem; its message joins them for clients that read only `detail`. */
 function invalid(errors: FieldError[]): HttpError {
-  return new HttpError(422, errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '), {
-    code: 'ROA_ERR_VALIDATION',
-    extensions: { errors },
-  });
+  return validationError(errors, errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '));
 }
