@@ -73,7 +73,7 @@ export async function createRecord<D, I>(s: ResourceSetup<D, I>, ctx: ResourceCo
   if (deps.purger && sub.purgeTargets) await deps.purger.purge(sub.purgeTargets(created.doc));
   const subView = sub.views[spec.views.indexOf(view)] ?? sub.views[0]!;
   if (s.development) ctx.res.setHeader('X-Roa-Trace', ctx.trace.join(', '));
-  sendWritten(ctx.res, sub, created.doc, subView, ctx as ResourceContext<any>, 201, created.location);
+  sendWritten(ctx.res, sub, created.doc, subView, ctx as ResourceContext<unknown>, 201, created.location);
 }
 
 /** PUT: 201 when it created the record, 200 when it replaced it, compare-and-swap on the client's validators. */

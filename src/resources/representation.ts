@@ -13,7 +13,7 @@ export interface HasValidators<D> {
 }
 
 /** Cache-Control of safe responses; undefined when anonymous callers may not read (no shared caching). */
-export function cacheControlFor(spec: ResourceSpec<never, never> | ResourceSpec<any, any>): string | undefined {
+export function cacheControlFor<D, I>(spec: ResourceSpec<D, I>): string | undefined {
   if (spec.permit('GET', undefined) !== 'allowed') return undefined;
   const maxAge = spec.cache?.maxAge ?? 60;
   const sMaxAge = spec.cache?.sMaxAge;
@@ -38,7 +38,7 @@ export function validatorsOf<D>(spec: HasValidators<D>, doc: D, view: View<D>): 
 }
 
 /** Headers of a representation, as a flat [name, value, ...] list for writeHead. */
-export function representationHeaders<D>(spec: ResourceSpec<D, any>, doc: D, view: View<D>, cacheControl: string | undefined): string[] {
+export function representationHeaders<D, I>(spec: ResourceSpec<D, I>, doc: D, view: View<D>, cacheControl: string | undefined): string[] {
   const v = spec.validators(doc);
   const headers = [
     'Content-Type', view.mediaType + '; charset=utf-8',

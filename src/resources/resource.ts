@@ -81,7 +81,7 @@ export interface ResourceSpec<D, I = unknown> {
   put?(ctx: ResourceContext<D>, input: I, cond: WriteCondition): Promise<WriteOutcome<D>>;
   /** POST creates a subordinate record (server-chosen URL); `created` says how to show and purge it. */
   post?(ctx: ResourceContext<D>, input: I): Promise<{ doc: unknown; location: string }>;
-  created?: CreatedSpec<any>;
+  created?: CreatedSpec<unknown>;
   delete?(ctx: ResourceContext<D>, cond: WriteCondition): Promise<'deleted' | 'missing' | 'precondition-failed'>;
   /** URLs and tags showing a record, purged from caches after a successful write. */
   purgeTargets?(doc: D): PurgeTarget;

@@ -8,8 +8,7 @@ import type { Response } from '../http/response.js';
 
 export type { NextFunction };
 
-// Handlers are typed loosely on `req`/`res` so routers can be used with subclasses.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// Handlers are generic in `req`/`res` so routers can be used with subclasses.
 export type RequestHandler<Req = Request, Res = Response> = (req: Req, res: Res, next: NextFunction) => unknown;
 export type ErrorRequestHandler<Req = Request, Res = Response> = (err: unknown, req: Req, res: Res, next: NextFunction) => unknown;
 export type Handler = RequestHandler | ErrorRequestHandler;

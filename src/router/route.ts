@@ -16,13 +16,11 @@ interface RouteEntry {
 
 type RouteMethod = (...handlers: HandlerArg[]) => Route;
 
-export interface Route {
-  get: RouteMethod; post: RouteMethod; put: RouteMethod; delete: RouteMethod; patch: RouteMethod;
-  head: RouteMethod; options: RouteMethod; all: RouteMethod;
-  [method: string]: unknown;
-}
-
 export class Route {
+  // One method per HTTP verb (and `all`), defined on the prototype below.
+  declare get: RouteMethod; declare post: RouteMethod; declare put: RouteMethod; declare delete: RouteMethod;
+  declare patch: RouteMethod; declare head: RouteMethod; declare options: RouteMethod; declare all: RouteMethod;
+  [method: string]: unknown;
   readonly path: RoutePath;
   readonly stack: RouteEntry[] = [];
   /** Methods with a handler (lower-case); `_all` when `all()` was used. */

@@ -33,12 +33,10 @@ export interface Router extends RouterCore {
   (req: Request, res: Response, next: NextFunction): void;
 }
 
-export interface RouterCore {
-  get: RouteMethod<this>; post: RouteMethod<this>; put: RouteMethod<this>; delete: RouteMethod<this>;
-  patch: RouteMethod<this>; head: RouteMethod<this>; options: RouteMethod<this>; all: RouteMethod<this>;
-}
-
 export class RouterCore {
+  // One method per HTTP verb (and `all`), defined on the prototype below.
+  declare get: RouteMethod<this>; declare post: RouteMethod<this>; declare put: RouteMethod<this>; declare delete: RouteMethod<this>;
+  declare patch: RouteMethod<this>; declare head: RouteMethod<this>; declare options: RouteMethod<this>; declare all: RouteMethod<this>;
   declare stack: Layer[];
   declare strict: boolean;
   declare caseSensitive: boolean;

@@ -87,7 +87,6 @@ describe('Router', () => {
 
   it('turns a rejection with no reason into an error', async () => {
     const app = createApp();
-    // eslint-disable-next-line prefer-promise-reject-errors
     app.get('/x', () => Promise.reject(undefined));
     app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => res.json({ isError: err instanceof Error }));
     assert.deepEqual((await get(app, '/x')).body, { isError: true });
