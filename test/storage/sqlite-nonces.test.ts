@@ -11,6 +11,7 @@ import type { SqliteNonces } from '../../src/storage/sqlite/sqlite-nonces.js';
 import { SqliteNonceLog } from '../../src/storage/sqlite/sqlite-nonce-log.js';
 import { SqliteNonceTable } from '../../src/storage/sqlite/sqlite-nonce-table.js';
 import { openStore } from '../../src/storage/open-store.js';
+import { NonceFingerprints } from '../../src/storage/sqlite/nonce-fingerprints.js';
 
 const T0 = 1_800_000_000_000;
 const MIN = 60_000;
@@ -111,6 +112,40 @@ describe('SqliteNonceTable: the keyed table', () => {
     assert.equal(logRows(db), 0);
   });
 
+
+  it('still refuses what a nonce log on the file recorded, until each record expires', async () => {
+    const log = new SqliteNonceLog(await fx.connect());
+    assert.deepEqual(log.consume([req('logged', T0 + MIN), req('short', T0 + 10)], T0), [true, true]);
+    const table = new SqliteNonceTable(await fx.connect());
+    assert.deepEqual(table.consume([req('logged', T0 + MIN), req('short', T0 + MIN), req('new', T0 + MIN)], T0 + 20), [false, true, true]);
+    assert.deepEqual(table.consume([req('logged', T0 + 2 * MIN)], T0 + MIN - 1), [false]);
+    // Expired, the log's record no longer counts, as in every store.
+    assert.deepEqual(table.consume([req('logged', T0 + 2 * MIN)], T0 + MIN), [true]);
+  });
+
+  it("refuses a logged nonce its remnant index cannot place (the probe cap), too", async () => {
+    const db = await fx.connect();
+    const { seed } = db.prepare('SELECT seed FROM nonce_seed').get() as { seed: Buffer };
+    const index = new NonceFingerprints(1000, seed);
+    // 65 keys whose fingerprints all start probing at one slot, written as one log row: 64 fit the probe cap.
+    const crowd: { key: string; a: number; b: number }[] = [];
+    for (let i = 0; crowd.length < 65; i++) {
+      index.has(`crowd-${i}`, T0);
+      if ((index.lastA & 1023) === 0) crowd.push({ key: `crowd-${i}`, a: index.lastA, b: index.lastB });
+    }
+    const row = Buffer.alloc(1 + 16 * crowd.length);
+    row[0] = 1;
+    crowd.forEach(({ a, b }, i) => {
+      row.writeInt32LE(a, 1 + 16 * i);
+      row.writeInt32LE(b, 5 + 16 * i);
+      row.writeDoubleLE(T0 + MIN, 9 + 16 * i);
+    });
+    db.prepare('INSERT INTO nonce_log (key, expires_at) VALUES (?, ?)').run(row, T0 + MIN);
+    const table = new SqliteNonceTable(db);
+    assert.deepEqual(table.consume(crowd.map(({ key }) => req(key, T0 + MIN)), T0), crowd.map(() => false));
+    assert.equal((Reflect.get(Reflect.get(table, 'remnant') as object, 'unplaced') as Map<string, number>).size, 1);
+    assert.deepEqual(table.consume([req('other', T0 + MIN)], T0), [true]);
+  });
 
   it('prunes expired rows, at most once a second', async () => {
     const db = await fx.connect();

@@ -18,8 +18,8 @@
  *
  * Memory is bounded (`memoryLimit` nonces, 16 bytes each in `nonce-fingerprints`); past it, nonces
  * go to the key-ordered `nonces` table instead (by key, or, when read back from the log, by
- * fingerprint), slower but exact, and every decision also consults that table while it has rows.
- * So does a store switched from the table to the log: what the table holds stays refused.
+ * fingerprint), slower but exact, and every decision also consults that table while it has rows,
+ * which keeps refused what a store without the log (`SqliteNonceTable`) recorded there.
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { NonceFingerprints } from './nonce-fingerprints.js';
@@ -191,18 +191,9 @@ export class SqliteNonceLog implements SqliteNonces {
 
   /** The live entries of a fingerprint row: into memory, or the table (by fingerprint) past the limit. */
   private takeInFingerprints(blob: Buffer | string, now: number): void {
-    // Refusing every nonce (503) is the safe answer to a row this version cannot read.
-    if (typeof blob === 'string') throw new Error('nonce_log holds a text row, a format this version does not read');
-    if (blob[0] !== FINGERPRINT_ROW || (blob.length - 1) % ENTRY_BYTES !== 0) {
-      throw new Error(`nonce_log holds a row of an unknown format (${blob.length} bytes, format ${blob[0]}): written by a newer roa?`);
-    }
-    for (let at = 1; at < blob.length; at += ENTRY_BYTES) {
-      const expiresAtMs = blob.readDoubleLE(at + 8);
-      if (!(expiresAtMs > now)) continue;
-      const a = blob.readInt32LE(at);
-      const b = blob.readInt32LE(at + 4);
+    readLogRow(blob, now, (a, b, expiresAtMs) => {
       if (!this.live.rememberFingerprint(a, b, expiresAtMs, now)) this.st.overflowUpsert.run(fingerprintKey(a, b), expiresAtMs, now);
-    }
+    });
   }
 
   /**
@@ -217,5 +208,20 @@ export class SqliteNonceLog implements SqliteNonces {
     this.sweepFrom = to >= this.seenId ? 0 : to;
     this.lastSweep = now;
     this.idAtLastSweep = this.seenId;
+  }
+}
+
+/**
+ * Calls `visit` with each entry of the log row `blob` that is live at `now`. Throws on a row of a format
+ * this version does not read: refusing every nonce (503) is the safe answer to it.
+ */
+export function readLogRow(blob: Buffer | string, now: number, visit: (a: number, b: number, expiresAtMs: number) => void): void {
+  if (typeof blob === 'string') throw new Error('nonce_log holds a text row, a format this version does not read');
+  if (blob[0] !== FINGERPRINT_ROW || (blob.length - 1) % ENTRY_BYTES !== 0) {
+    throw new Error(`nonce_log holds a row of an unknown format (${blob.length} bytes, format ${blob[0]}): written by a newer roa?`);
+  }
+  for (let at = 1; at < blob.length; at += ENTRY_BYTES) {
+    const expiresAtMs = blob.readDoubleLE(at + 8);
+    if (expiresAtMs > now) visit(blob.readInt32LE(at), blob.readInt32LE(at + 4), expiresAtMs);
   }
 }

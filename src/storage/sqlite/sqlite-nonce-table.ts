@@ -6,9 +6,11 @@
  * over, a live one is left alone and answers "seen". The primary key makes that exact across every
  * connection and process on the file, and a restart forgets nothing. Nonces are random, so each
  * lands on its own page of the key-ordered B-tree and every commit rewrites those pages into the
- * WAL; at very high signed-request rates `SqliteNonceLog` (an append-only log) costs less.
+ * WAL; at very high signed-request rates `SqliteNonceLog` (an append-only log) costs less. What a
+ * log on the same file still holds live when this store first decides stays refused (`NonceLogRemnant`).
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { NonceLogRemnant } from './nonce-log-remnant.js';
 import type { NonceRequest, SqliteNonces } from './sqlite-nonces.js';
 
 /** Expired rows are deleted at most this often (indexed by expiry, so a prune touches only them). */
@@ -18,10 +20,13 @@ export class SqliteNonceTable implements SqliteNonces {
   private lastPrune = 0;
   /** The clock of the latest decision, for `size`. */
   private lastNow = 0;
+  /** The log's live nonces, read at the first decision (so with its clock) and dropped once expired. */
+  private remnant: NonceLogRemnant | undefined;
+  private remnantRead = false;
   private readonly st: Record<'upsert' | 'prune' | 'live', Statement>;
   private readonly decideTx: (batch: readonly NonceRequest[], now: number) => boolean[];
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.st = {
       // Changes a row only when the key is new or its record has expired: `changes` is the answer.
       upsert: db.prepare(`INSERT INTO nonces (key, expires_at) VALUES (?, ?)
@@ -47,10 +52,16 @@ export class SqliteNonceTable implements SqliteNonces {
       this.lastPrune = now;
       this.st.prune.run(now);
     }
+    if (!this.remnantRead) {
+      this.remnant = NonceLogRemnant.read(this.db, now);
+      this.remnantRead = true;
+    }
+    if (this.remnant !== undefined && now >= this.remnant.until) this.remnant = undefined;
+    const remnant = this.remnant;
     const fresh = new Array<boolean>(batch.length);
     for (let i = 0; i < batch.length; i++) {
       const { key, expiresAtMs } = batch[i]!;
-      fresh[i] = this.st.upsert.run(key, expiresAtMs, now).changes > 0;
+      fresh[i] = (remnant === undefined || !remnant.has(key, now)) && this.st.upsert.run(key, expiresAtMs, now).changes > 0;
     }
     return fresh;
   }

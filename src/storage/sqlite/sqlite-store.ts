@@ -27,9 +27,10 @@ export interface SqliteStoreOptions {
   /**
    * Replay-protection nonces in an append-only log indexed in memory (`SqliteNonceLog`) instead of
    * the table keyed by nonce (`SqliteNonceTable`, the default): for very high signed-request rates on
-   * one file, where the table's random-page writes dominate. Every process on the file should use
-   * the same mode: the log consults the table, but the table does not read the log, so nonces the
-   * log recorded could be replayed within their window after a switch back to the table.
+   * one file, where the table's random-page writes dominate. Switching either way keeps every
+   * recorded nonce refused (the log consults the table; the table reads what the log holds live when
+   * it opens), but processes sharing the file at the same time should use the same mode: a table does
+   * not see what a log appends after it opened.
    */
   nonceLog?: boolean;
   /**
