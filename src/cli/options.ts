@@ -33,7 +33,7 @@ export const SERVE_OPTIONS = {
   accessTokenTtl: { flag: '--access-token-ttl <seconds>', env: 'ROA_ACCESS_TOKEN_TTL', defaultValue: '900', description: 'life of OAuth access tokens' },
   refreshTokenTtl: { flag: '--refresh-token-ttl <seconds>', env: 'ROA_REFRESH_TOKEN_TTL', defaultValue: String(30 * 24 * 3600), description: 'life of OAuth refresh tokens' },
   hmacClockSkew: { flag: '--hmac-clock-skew <seconds>', env: 'ROA_HMAC_CLOCK_SKEW', defaultValue: '600', description: "largest accepted distance between a signed request's Date and the server clock" },
-  sqliteNonceLog: { flag: '--sqlite-nonce-log', env: 'ROA_SQLITE_NONCE_LOG', description: 'keep HMAC nonces on SQLite in an append-only log indexed in memory instead of a table keyed by nonce: for very high signed-request rates on one SQLite file (env 1 or 0)' },
+  sqliteNonceLog: { flag: '--sqlite-nonce-log', env: 'ROA_SQLITE_NONCE_LOG', description: 'keep HMAC nonces on SQLite in an append-only log indexed in memory instead of a table keyed by nonce: for very high signed-request rates on one SQLite file; the variable takes 1 or 0' },
   nonceMemory: { flag: '--nonce-memory <count>', env: 'ROA_NONCE_MEMORY', defaultValue: String(DEFAULT_NONCE_MEMORY_LIMIT), description: 'with --sqlite-nonce-log: nonces kept in memory (32 MiB at the default, enough for ~1,660 signed requests/s over a 10-minute window); past it, a slower on-disk table' },
   hmacMinimalUnsafe: { flag: '--hmac-minimal-unsafe <on|off>', env: 'ROA_HMAC_MINIMAL_UNSAFE', description: 'accept the replayable minimal HMAC form for unsafe methods (default on in development, off in production)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
