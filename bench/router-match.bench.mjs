@@ -24,7 +24,8 @@ async function roaAdapter(options = {}) {
   const { Router } = await import(dist);
   const router = Router(options);
   // What dispatch reads and writes on a request; a route that answers never touches res here.
-  const req = { method: 'GET', url: '/', originalUrl: '/', baseUrl: '', params: {}, next: undefined, route: undefined };
+  const params = {};
+  const req = { method: 'GET', url: '/', originalUrl: '/', baseUrl: '', params, next: undefined, route: undefined };
   const res = {};
   let hit = false;
   const answered = () => {
@@ -39,6 +40,9 @@ async function roaAdapter(options = {}) {
       req.method = method;
       req.url = p;
       req.originalUrl = p;
+      // As on a fresh request: otherwise each lookup's `next` would keep the previous one alive.
+      req.params = params;
+      req.next = undefined;
       hit = false;
       router.handle(req, res, out);
       return hit;

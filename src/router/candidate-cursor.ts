@@ -30,10 +30,11 @@ export class CandidateCursor {
     this.matcher = matcher;
     this.accepts = accepts;
     this.path = path;
-    this.filtered = filterFor(method, path);
-    const first = this.filtered === undefined ? undefined : matcher.firstIndexed(path, this.filtered);
-    this.candidates = first ?? matcher.lookup(path, this.filtered, accepts);
-    this.complete = this.candidates.length !== 1 || this.candidates[0]!.params === undefined;
+    const filtered = filterFor(method, path);
+    this.filtered = filtered;
+    const candidates = (filtered === undefined ? undefined : matcher.firstIndexed(path, filtered)) ?? matcher.lookup(path, filtered, accepts);
+    this.candidates = candidates;
+    this.complete = candidates.length !== 1 || candidates[0]!.params === undefined;
     this.at = 0;
     this.lastIndex = -1;
   }
@@ -53,22 +54,25 @@ export class CandidateCursor {
 
   /** The next layer that may match, in stack order; undefined when none is left. */
   take(method: string): Candidate | undefined {
-    if (this.at === this.candidates.length) {
+    let candidates = this.candidates;
+    if (this.at === candidates.length) {
       if (this.complete) return undefined;
-      this.lookupRest(method);
-      if (this.candidates.length === 0) return undefined;
+      candidates = this.lookupRest(method);
+      if (candidates.length === 0) return undefined;
     }
-    const candidate = this.candidates[this.at++]!;
+    const candidate = candidates[this.at++]!;
     this.lastIndex = candidate.index;
     return candidate;
   }
 
   /** Replaces a prefix by the full list from a fresh lookup, without the layers already tried. */
-  private lookupRest(method: string): void {
-    this.filtered = filterFor(method, this.path);
-    this.candidates = after(this.matcher.lookup(this.path, this.filtered, this.accepts), this.lastIndex);
+  private lookupRest(method: string): readonly Candidate[] {
+    const filtered = filterFor(method, this.path);
+    this.filtered = filtered;
+    this.candidates = after(this.matcher.lookup(this.path, filtered, this.accepts), this.lastIndex);
     this.complete = true;
     this.at = 0;
+    return this.candidates;
   }
 }
 

@@ -80,15 +80,6 @@ export class RouterCore {
     return route;
   }
 
-  /** Lets the index drop routes that cannot answer a method (created once per router). */
-  private get accepts(): Accept {
-    const stack = this.stack;
-    return (this.acceptsFn ??= (index, method) => {
-      const route = stack[index]!.route;
-      return route === undefined || route.handlesMethod(method);
-    });
-  }
-
   /** Dispatches a request through this router; `out` runs when no layer ends it. */
   handle(req: Request, res: Response, out: NextFunction | RouterOut): void {
     const stack = this.stack;
@@ -97,7 +88,8 @@ export class RouterCore {
     const parentParams = req.params;
     const parentUrl = req.baseUrl || '';
     const parentNext = req.next;
-    const cursor = new CandidateCursor(matcher, this.accepts, pathnameOf(req.url ?? '/'), req.method ?? 'GET');
+    const accepts = (this.acceptsFn ??= answering(stack));
+    const cursor = new CandidateCursor(matcher, accepts, pathnameOf(req.url ?? '/'), req.method ?? 'GET');
     // Express decides on entry whether this router answers an automatic OPTIONS.
     const answersOptions = req.method === 'OPTIONS';
     const protohost = req.url && req.url[0] !== '/' ? protohostOf(req.url) : '';
@@ -234,6 +226,14 @@ for (const method of [...ROUTE_METHODS, 'all']) {
     writable: true,
     configurable: true,
   });
+}
+
+/** Lets the index drop routes that cannot answer a method (created once per router). */
+function answering(stack: readonly Layer[]): Accept {
+  return (index, method) => {
+    const route = stack[index]!.route;
+    return route === undefined || route.handlesMethod(method);
+  };
 }
 
 /**
