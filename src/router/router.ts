@@ -100,6 +100,7 @@ export class RouterCore {
 
     const next: NextFunction = (err) => {
       let layerError = err === 'route' ? undefined : err;
+      // Back from a mounted layer: give req.url and req.baseUrl back the prefix it stripped.
       if (slashAdded) {
         req.url = req.url!.slice(1);
         slashAdded = false;
