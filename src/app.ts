@@ -3,13 +3,15 @@
  * createApp: an Express-4-shaped application that is also a node request listener.
  */
 import http, { type IncomingMessage, type Server, ServerResponse } from 'node:http';
-import { adoptRequest, AWAITING_CONTINUE, Request, type NextFunction } from './http/request.js';
+import { adoptRequest, AWAITING_CONTINUE, drainWhenAnswered, Request, type NextFunction } from './http/request.js';
+import { FastRequest } from './http/fast-request.js';
+import { activeFastPaths, resolveFastPaths, type FastPaths, type FastPathsOption } from './http/fast-paths.js';
 import { answerClientError, refuseConnect } from './http/client-error.js';
 import { hostProblem } from './http/host.js';
 import { compileTrust, TRUST_FN_SETTING } from './http/trust-proxy.js';
 import { checkMaxDrainBytes, closeUnlessRead } from './http/unread-body.js';
 import { HttpError } from './errors/http-error.js';
-import { adoptResponse, Response } from './http/response.js';
+import { adoptResponse, FastResponse, Response } from './http/response.js';
 import { finalHandler } from './final-handler.js';
 import { flushPerTurn, requestStarted } from './http/turn-flush.js';
 import { ROUTE_METHODS } from './router/methods.js';
@@ -26,8 +28,16 @@ export interface AppOptions {
   /** `development` (default: NODE_ENV or development) or `production`: production never sends stacks. */
   env?: string;
   /**
+   * The speed tricks that depend on node's private behaviour (http/fast-paths): `false` turns all
+   * off, `{ turnFlush: false }` one of them. Default: `ROA_FAST_PATHS` from the environment
+   * (`0`, `1`, or a list like `-turnFlush,-outHeaders`), else all on. A trick node does not
+   * support is off whatever this says; `app.fastPaths` tells which run.
+   */
+  fastPaths?: FastPathsOption;
+  /**
    * Servers from `listen`/`createServer` write the responses finished in one event-loop turn together
    * at its end (http/turn-flush), default true; false writes each at `res.end()`, as node does.
+   * The `turnFlush` fast path under its older name: when given, it decides that one.
    */
   flushPerTurn?: boolean;
   /**
@@ -45,6 +55,8 @@ export interface App extends Omit<RouterCore, 'get' | 'use' | 'route' | 'handle'
   get(path: RoutePath, ...handlers: unknown[]): App;
   settings: Record<string, unknown>;
   locals: Record<string, unknown>;
+  /** The fast paths this app runs: wanted (`fastPaths`, `flushPerTurn`, ROA_FAST_PATHS) and detected. */
+  readonly fastPaths: FastPaths;
   router: Router;
   set(setting: string, value: unknown): App;
   enabled(setting: string): boolean;
@@ -77,12 +89,16 @@ export function createApp(options: AppOptions = {}): App {
   const router = Router(routerOptions);
   const env = options.env ?? process.env.NODE_ENV ?? 'development';
   const maxDrainBytes = checkMaxDrainBytes(options.maxDrainBytes);
+  const fast = appFastPaths(options);
+  const RequestClass = fast.incomingMessage ? FastRequest : Request;
+  const ResponseClass = fast.outHeaders ? FastResponse : Response;
 
   const app = function (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void {
     app.handle(req, res, next);
   } as App;
 
   app.router = router;
+  (app as { fastPaths: FastPaths }).fastPaths = fast;
   app.settings = { env, strict: router.strict, 'case sensitive routing': router.caseSensitive };
   app.locals = { settings: app.settings };
 
@@ -90,9 +106,9 @@ export function createApp(options: AppOptions = {}): App {
   const appFinal = (err: unknown, req: Request, res: Response): void => finalHandler(req, res, err, app.settings.env === 'production');
 
   app.handle = (rawReq, rawRes, callback) => {
-    requestStarted();
-    const req = adoptRequest(rawReq);
-    const res = adoptResponse(rawRes);
+    if (fast.turnFlush) requestStarted();
+    const req = adoptRequest(rawReq, RequestClass);
+    const res = adoptResponse(rawRes, ResponseClass);
     req.res = res;
     if (!req.originalUrl) req.originalUrl = req.url ?? '/';
     if (callback === undefined) {
@@ -105,6 +121,7 @@ export function createApp(options: AppOptions = {}): App {
         return;
       }
       closeUnlessRead(req, res, maxDrainBytes);
+      drainWhenAnswered(req, res);
       router.handle(req, res, appFinal);
       return;
     }
@@ -149,10 +166,10 @@ export function createApp(options: AppOptions = {}): App {
   app.createServer = (serverOptions = {}) => {
     const server = http.createServer(
       // Host is checked by `app.handle`, which answers with a problem rather than node's bare 400.
-      { requireHostHeader: false, ...serverOptions, IncomingMessage: Request, ServerResponse: Response as unknown as typeof ServerResponse },
+      { requireHostHeader: false, ...serverOptions, IncomingMessage: RequestClass, ServerResponse: ResponseClass as unknown as typeof ServerResponse },
       app,
     );
-    if (options.flushPerTurn !== false) server.on('connection', flushPerTurn);
+    if (fast.turnFlush) server.on('connection', flushPerTurn);
     // RFC 9110 §10.1.1: `100 Continue` is owed only once something reads the body (http/body or a
     // stream reader), so a request refused on its headers gets its final status alone. The request
     // goes to whatever 'request' listener the server has (the service installs its own app).
@@ -174,4 +191,10 @@ export function createApp(options: AppOptions = {}): App {
   };
 
   return app;
+}
+
+/** The app's fast paths: `fastPaths` (or ROA_FAST_PATHS), with `flushPerTurn`, when given, deciding `turnFlush`. */
+function appFastPaths(options: AppOptions): FastPaths {
+  const wanted = resolveFastPaths(options.fastPaths);
+  return activeFastPaths(options.flushPerTurn === undefined ? wanted : { ...wanted, turnFlush: options.flushPerTurn });
 }

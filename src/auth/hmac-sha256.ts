@@ -11,10 +11,12 @@
  * module held before (figures in bench/RESULTS.md's git history).
  *
  * OpenSSL's SHA-256 has no branch that depends on key or message bytes; lengths are public.
- * Node releases without `crypto.hash` (before 20.12) fall back to `createHmac`.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { oneShotHash as hash } from './one-shot-hash.js';
+import { oneShotHash, type OneShotHash } from './one-shot-hash.js';
+
+/** `crypto.hash` is there on every node roa supports (engines: >= 20.12). */
+const hash = oneShotHash as OneShotHash;
 
 const BLOCK = 64;
 const DIGEST = 32;
@@ -28,7 +30,7 @@ export interface HmacKey {
   readonly ipad: Uint8Array;
   /** The key XOR opad (64 bytes). */
   readonly opad: Uint8Array;
-  /** The key itself, for the createHmac fallback. */
+  /** The key itself, for messages too long for the shared buffer (createHmac). */
   readonly key: Uint8Array;
 }
 
@@ -45,12 +47,10 @@ export function prepareHmacKey(secret: string | Uint8Array): HmacKey {
   return { ipad, opad, key };
 }
 
-/** Buffer's undocumented per-encoding writers: `write(s, offset, encoding)` first normalises its arguments. */
-type FastWrites = Buffer & { latin1Write(s: string, offset: number): number };
 /** ipad block + message, for the inner hash (the module is single-threaded: one is enough). */
 const inner = Buffer.alloc(BLOCK + MESSAGE_ROOM);
 /** opad block + inner digest, for the outer hash. */
-const outer = Buffer.alloc(BLOCK + DIGEST) as FastWrites;
+const outer = Buffer.alloc(BLOCK + DIGEST);
 /** `inner` cut to ipad + a message of n bytes, per n: a subarray per call would be an allocation. */
 const innerViews: Buffer[] = [];
 
@@ -74,11 +74,11 @@ function writeMessage(message: string): number {
 
 /** base64(HMAC-SHA256(key, message)), the message encoded as UTF-8. */
 export function hmacSha256Base64(key: HmacKey, message: string): string {
-  const length = hash === undefined ? -1 : writeMessage(message);
+  const length = writeMessage(message);
   if (length < 0) return createHmac('sha256', key.key).update(message, 'utf8').digest('base64');
   inner.set(key.ipad, 0);
   const view = (innerViews[length] ??= inner.subarray(0, BLOCK + length));
   outer.set(key.opad, 0);
-  outer.latin1Write(hash!('sha256', view, 'latin1'), BLOCK);
-  return hash!('sha256', outer, 'base64');
+  outer.write(hash('sha256', view, 'latin1'), BLOCK, 'latin1');
+  return hash('sha256', outer, 'base64');
 }

@@ -1,13 +1,18 @@
 /**
  * @module http/fast-paths
  * The switch for every speed trick that depends on Node's private behaviour. Each trick is
- * feature-detected where it is installed and falls back to public API when detection fails; this
- * module only decides which tricks are *wanted*.
+ * feature-detected at start-up next to its code (`incomingMessage`: http/fast-request, `outHeaders`:
+ * http/response, `turnFlush`: http/turn-flush); a trick runs only when it is both wanted and
+ * detected, else the plain public-API path beside it does the job.
  *
  * `createApp({ fastPaths: false })` (or `ROA_FAST_PATHS=0` in the environment) turns all of them off.
  * For measuring one trick at a time, `ROA_FAST_PATHS=-turnFlush,-outHeaders` turns off the named ones
  * and keeps the rest; the same shape works as an object: `{ turnFlush: false }`.
  */
+
+import { incomingMessageDetected } from './fast-request.js';
+import { outHeadersDetected } from './response.js';
+import { turnFlushDetected } from './turn-flush.js';
 
 /** The tricks, by name. */
 export const FAST_PATH_NAMES = ['incomingMessage', 'outHeaders', 'turnFlush'] as const;
@@ -47,4 +52,25 @@ function fromEnv(value: string | undefined): FastPathsOption {
     off[name.slice(1) as FastPathName] = false;
   }
   return off;
+}
+
+/** What detection found on this node: each trick whose private dependencies are in place. */
+export const DETECTED_FAST_PATHS: FastPaths = Object.freeze({
+  incomingMessage: incomingMessageDetected,
+  outHeaders: outHeadersDetected,
+  turnFlush: turnFlushDetected,
+});
+
+/**
+ * The tricks that will run: wanted (the option, else `ROA_FAST_PATHS`) and detected.
+ * @example
+ *   activeFastPaths({ turnFlush: false })  // { incomingMessage: true, outHeaders: true, turnFlush: false } on node 20
+ */
+export function activeFastPaths(option?: FastPathsOption, env: NodeJS.ProcessEnv = process.env, detected: FastPaths = DETECTED_FAST_PATHS): FastPaths {
+  const wanted = resolveFastPaths(option, env);
+  return Object.freeze({
+    incomingMessage: wanted.incomingMessage && detected.incomingMessage,
+    outHeaders: wanted.outHeaders && detected.outHeaders,
+    turnFlush: wanted.turnFlush && detected.turnFlush,
+  });
 }

@@ -3,6 +3,8 @@
  * The request object handlers receive: node's IncomingMessage plus Express 4's conveniences.
  * The server is created with this class (`http.createServer({ IncomingMessage: Request })`), so no
  * prototype is swapped per request; `adoptRequest` covers apps mounted on a plain node server.
+ * Everything here is public node API; http/fast-request subclasses it with the overrides of node's
+ * private IncomingMessage methods (the `incomingMessage` fast path).
  */
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -15,15 +17,13 @@ import type { Response } from './response.js';
 export type NextFunction = (err?: unknown) => void;
 
 /**
- * Where http/body takes a body straight from node's HTTP parser (see `Request.push`): each chunk, then
- * null at the end, or BODY_ABORTED when the request is destroyed first.
+ * Where http/body takes a body straight from node's HTTP parser (see `FastRequest.push`): each chunk,
+ * then null at the end, or BODY_ABORTED when the request is destroyed first. Only a FastRequest has
+ * this field (`BODY_SINK in req`).
  */
 export const BODY_SINK = Symbol('roa.bodySink');
 export const BODY_ABORTED = Symbol('roa.bodyAborted');
 export type BodySink = (chunk: Buffer | null | typeof BODY_ABORTED) => void;
-
-/** Set when `_dump` found nothing to drain and nobody to tell: the stream's ending waits for a listener. */
-const END_DEFERRED = Symbol('roa.endDeferred');
 
 /**
  * The response that owes `100 Continue` once the body is read (RFC 9110 §10.1.1): set by the
@@ -34,8 +34,10 @@ export const AWAITING_CONTINUE = Symbol('roa.awaitingContinue');
 
 /** How many unread body bytes may be drained before the connection is cut (http/unread-body). */
 export const DRAIN_BOUND = Symbol('roa.drainBound');
-/** Set while an unread body is drained: the bytes still allowed (counted in `push`). */
-const DRAIN_LEFT = Symbol('roa.drainLeft');
+/** Set while an unread body is drained: the bytes still allowed (see `countDrained`). */
+export const DRAIN_LEFT = Symbol('roa.drainLeft');
+/** Set once something read the stream (node's own `_consuming`, kept by public means). */
+const READ_ASKED = Symbol('roa.readAsked');
 
 export class Request extends IncomingMessage {
   /** Route parameters of the layer being run (named, and positional `0`, `1`, ...). */
@@ -62,114 +64,26 @@ export class Request extends IncomingMessage {
   declare app: { get(setting: string): unknown } | undefined;
   declare private _query: ParsedQuery | undefined;
   declare private _queryFor: string | undefined;
+  /** Only a FastRequest has this field; typed here for http/body, which tests `BODY_SINK in req`. */
   declare [BODY_SINK]: BodySink | undefined;
-  declare [END_DEFERRED]: boolean;
   declare [AWAITING_CONTINUE]: ServerResponse | undefined;
   declare [DRAIN_BOUND]: number | undefined;
   declare [DRAIN_LEFT]: number | undefined;
-  declare _dumped: boolean;
+  declare [READ_ASKED]: boolean;
 
   constructor(socket: Socket) {
     super(socket);
     initRequest(this);
   }
 
-  /**
-   * node's HTTP parser hands every body chunk to `push`, then null at the end. With a sink installed
-   * (http/body, when nothing is buffered or listening yet) the chunks go to it directly instead of
-   * through the stream's buffer, flowing mode, nextTicks and 'data'/'end' events: for a small JSON
-   * body that machinery cost more than parsing it. The stream still ends, so node's own bookkeeping
-   * (draining, 'close') runs as usual.
-   */
-  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-    if (chunk !== null && this[DRAIN_LEFT] !== undefined && !this.drained(chunk as Buffer)) return false;
-    const sink = this[BODY_SINK];
-    if (sink === undefined) return super.push(chunk, encoding);
-    if (chunk === null) {
-      this[BODY_SINK] = undefined;
-      super.push(null);
-      sink(null);
-      return true;
-    }
-    sink(chunk as Buffer);
-    return true;
-  }
-
-  /** Counts a chunk nobody reads; false (and the connection is cut) past the bound. */
-  private drained(chunk: Buffer): boolean {
-    const left = this[DRAIN_LEFT]! - chunk.length;
-    if (left >= 0) {
-      this[DRAIN_LEFT] = left;
-      return true;
-    }
-    this[DRAIN_LEFT] = undefined;
-    // Not from inside node's parser callback: the socket goes once the current chunk is parsed.
-    const socket = this.socket;
-    process.nextTick(() => socket.destroy());
-    return false;
-  }
+  /** Sets the fields a subclass adds, on a request given its prototype by `adoptRequest`. */
+  static initFields(_req: Request): void {}
 
   /** Someone reads the stream: the client waiting for `100 Continue` may now send the body. */
   override _read(size: number): void {
+    this[READ_ASKED] = true;
     if (this[AWAITING_CONTINUE] !== undefined) continueIfAwaited(this);
     super._read(size);
-  }
-
-  /** A request destroyed before its body completed (client gone, socket error) tells the sink. */
-  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
-    const sink = this[BODY_SINK];
-    if (sink !== undefined) {
-      this[BODY_SINK] = undefined;
-      sink(BODY_ABORTED);
-    }
-    super._destroy(err, callback);
-  }
-
-  /**
-   * node calls `_dump` once the response has finished, to drain a body nobody read: it resumes the
-   * stream, which after two ticks emits 'end', destroys itself and emits 'close'. When the parser
-   * has already delivered the whole message, nothing is buffered and nobody listens for 'end' or
-   * 'close', all of that informs no one, yet it cost about a tenth of a small request's CPU. Then
-   * the ending is deferred until someone asks for it (see `on`), or the request is dropped.
-   */
-  _dump(): void {
-    if (!this._dumped && this.complete && this.readableLength === 0 && this.listenerCount('end') === 0 && this.listenerCount('close') === 0) {
-      this._dumped = true;
-      this[END_DEFERRED] = true;
-      return;
-    }
-    // node's own dump makes the parser drop the chunks before `push`, where a bound is counted.
-    if (this[DRAIN_BOUND] !== undefined && !this.complete) {
-      this.removeAllListeners('data');
-      drainUnread(this);
-      return;
-    }
-    (IncomingMessage.prototype as unknown as { _dump(this: IncomingMessage): void })._dump.call(this);
-  }
-
-  /** A late 'end' or 'close' listener gets what node would have emitted: the deferred ending runs now. */
-  override on(event: string | symbol, listener: (...args: any[]) => void): this {
-    super.on(event, listener);
-    if (this[END_DEFERRED]) this.endWhenAsked(event, listener);
-    return this;
-  }
-
-  override addListener(event: string | symbol, listener: (...args: any[]) => void): this {
-    return this.on(event, listener);
-  }
-
-  override prependListener(event: string | symbol, listener: (...args: any[]) => void): this {
-    super.prependListener(event, listener);
-    if (this[END_DEFERRED]) this.endWhenAsked(event, listener);
-    return this;
-  }
-
-  private endWhenAsked(event: string | symbol, listener: (...args: any[]) => void): void {
-    // node's own clearIncoming waits for 'end' only to release the parser's reference, which the
-    // next request on the connection replaces anyway; it does not count as someone asking.
-    if ((event !== 'end' && event !== 'close') || listener.name === 'clearIncoming') return;
-    this[END_DEFERRED] = false;
-    this.resume();
   }
 
   /** The query string parsed with qs-style nesting; parsed on first use and cached per URL. */
@@ -272,11 +186,15 @@ export function pathnameOf(url: string): string {
   return start === 0 && end === url.length ? url : url.slice(start, end);
 }
 
-/** Gives a plain IncomingMessage the Request prototype and fields (for `http.createServer(app)`). */
-export function adoptRequest(req: IncomingMessage): Request {
+/**
+ * Gives a plain IncomingMessage the prototype and fields of `as` (Request, or http/fast-request's
+ * FastRequest), for an app serving `http.createServer(app)`.
+ */
+export function adoptRequest(req: IncomingMessage, as: typeof Request = Request): Request {
   if (req instanceof Request) return req;
-  Object.setPrototypeOf(req, Request.prototype);
+  Object.setPrototypeOf(req, as.prototype);
   initRequest(req as Request);
+  as.initFields(req as Request);
   return req as Request;
 }
 
@@ -296,11 +214,10 @@ function initRequest(r: Request): void {
   r.app = undefined;
   fields._query = undefined;
   fields._queryFor = undefined;
-  r[BODY_SINK] = undefined;
-  r[END_DEFERRED] = false;
   r[AWAITING_CONTINUE] = undefined;
   r[DRAIN_BOUND] = undefined;
   r[DRAIN_LEFT] = undefined;
+  r[READ_ASKED] = false;
 }
 
 /**
@@ -312,8 +229,51 @@ export function drainUnread(req: Request): void {
   if (bound !== undefined) {
     req[DRAIN_BOUND] = undefined;
     req[DRAIN_LEFT] = bound;
+    // A FastRequest counts in `push`; here the chunks are counted as the stream hands them out.
+    if (!isFast(req)) req.on('data', countUnread);
   }
   req.resume();
+}
+
+/** A FastRequest (http/fast-request), the only kind that owns a BODY_SINK field. */
+function isFast(req: Request): boolean {
+  return Object.hasOwn(req, BODY_SINK);
+}
+
+function countUnread(this: Request, chunk: Buffer): void {
+  if (!countDrained(this, chunk)) this.off('data', countUnread);
+}
+
+/**
+ * Counts a chunk of a body nobody reads against the drain bound; false once past it, and the
+ * connection is cut (not from inside node's parser callback: once the current chunk is parsed).
+ */
+export function countDrained(req: Request, chunk: Buffer): boolean {
+  const left = req[DRAIN_LEFT]! - chunk.length;
+  if (left >= 0) {
+    req[DRAIN_LEFT] = left;
+    return true;
+  }
+  req[DRAIN_LEFT] = undefined;
+  const socket = req.socket;
+  process.nextTick(() => socket.destroy());
+  return false;
+}
+
+/**
+ * Bounds the drain of a body left unread when the response finishes (http/unread-body), by public
+ * means: node drains such a body itself from its own 'finish' listener (`_dump`), without a bound;
+ * this listener runs ahead of node's and starts the bounded drain instead, which node then leaves
+ * alone, since the stream is being read. A FastRequest does the same in its `_dump`.
+ */
+export function drainWhenAnswered(req: Request, res: ServerResponse): void {
+  if (isFast(req) || req[DRAIN_BOUND] === undefined) return;
+  res.prependOnceListener('finish', () => {
+    if (req[DRAIN_BOUND] === undefined || req.complete || req[READ_ASKED] || req.readableFlowing === true) return;
+    // As node's own drain: 'data' listeners of a reader that gave up do not see the rest.
+    req.removeAllListeners('data');
+    drainUnread(req);
+  });
 }
 
 /**

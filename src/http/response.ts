@@ -1,8 +1,10 @@
 /**
  * @module http/response
- * The response object handlers receive: node's ServerResponse plus Express 4's senders.
+ * The response object handlers receive: node's ServerResponse plus Express 4's senders, all public
+ * node API; `FastResponse` adds the `outHeaders` fast path, which reads a private field.
  */
-import { ServerResponse, STATUS_CODES } from 'node:http';
+import { IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import encodeUrl from 'encodeurl';
 import appendVary from 'vary';
 import { HttpError } from '../errors/http-error.js';
@@ -83,7 +85,7 @@ export class Response extends ServerResponse<Request> {
   send(body?: unknown): this {
     let chunk: string | Buffer;
     if (typeof body === 'string') {
-      if (noHeadersSet(this)) return this.sendFast('text/html; charset=utf-8', body);
+      if (this.noHeadersSet()) return this.sendFast('text/html; charset=utf-8', body);
       chunk = body;
       if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'text/html; charset=utf-8');
     } else if (body === undefined || body === null) {
@@ -103,9 +105,14 @@ export class Response extends ServerResponse<Request> {
   /** Sends `value` as JSON (`application/json; charset=utf-8`). */
   json(value: unknown): this {
     const text = JSON.stringify(value);
-    if (noHeadersSet(this)) return this.sendFast('application/json; charset=utf-8', text === undefined ? '' : text);
+    if (this.noHeadersSet()) return this.sendFast('application/json; charset=utf-8', text === undefined ? '' : text);
     if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'application/json; charset=utf-8');
     return this.end_(text === undefined ? '' : text);
+  }
+
+  /** Whether no header was set yet; answered only by FastResponse (public API cannot say it cheaply). */
+  protected noHeadersSet(): boolean {
+    return false;
   }
 
   /**
@@ -171,21 +178,34 @@ export class Response extends ServerResponse<Request> {
   }
 }
 
-// node keeps set headers under a private symbol, null until the first setHeader(). Found once by
-// its description; if a node version lacks it, every response takes the ordinary path.
-let outHeaders: symbol | undefined | null = null;
-
-function noHeadersSet(res: ServerResponse): boolean {
-  if (outHeaders === null) {
-    outHeaders = Object.getOwnPropertySymbols(res).find((s) => s.description === 'kOutHeaders');
-  }
-  return outHeaders !== undefined && (res as unknown as Record<symbol, unknown>)[outHeaders] === null;
+/**
+ * node keeps set headers under a private symbol, null until the first setHeader(). Found on a probe
+ * response by its description, and checked to behave so (null, then an object once a header is
+ * set); when it does not, FastResponse is not used (http/fast-paths).
+ */
+export function findOutHeaders(probe: ServerResponse = new ServerResponse(new IncomingMessage(null as unknown as Socket))): symbol | undefined {
+  const symbol = Object.getOwnPropertySymbols(probe).find((s) => s.description === 'kOutHeaders');
+  if (symbol === undefined) return undefined;
+  const fields = probe as unknown as Record<symbol, unknown>;
+  if (fields[symbol] !== null) return undefined;
+  probe.setHeader('X-Probe', '1');
+  return typeof fields[symbol] === 'object' && fields[symbol] !== null ? symbol : undefined;
 }
 
-/** Gives a plain ServerResponse the Response prototype (for `http.createServer(app)`). */
-export function adoptResponse(res: ServerResponse): Response {
+const OUT_HEADERS = findOutHeaders();
+export const outHeadersDetected = OUT_HEADERS !== undefined;
+
+/** The `outHeaders` fast path: a response with no header set is sent by one raw-array writeHead. */
+export class FastResponse extends Response {
+  protected override noHeadersSet(): boolean {
+    return (this as unknown as Record<symbol, unknown>)[OUT_HEADERS!] === null;
+  }
+}
+
+/** Gives a plain ServerResponse the prototype of `as` (for `http.createServer(app)`). */
+export function adoptResponse(res: ServerResponse, as: typeof Response = Response): Response {
   if (res instanceof Response) return res;
-  Object.setPrototypeOf(res, Response.prototype);
+  Object.setPrototypeOf(res, as.prototype);
   (res as Response).locals = {};
   return res as Response;
 }

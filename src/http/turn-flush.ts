@@ -15,8 +15,11 @@
  * order, right after that batch. Nothing else changes: `res.end()` has run, `writableEnded` and
  * `headersSent` are as before, 'finish' still follows the write, pipelined responses keep their
  * order. The cost is latency of at most one batch of request handling, never more than a turn.
+ *
+ * This is the `turnFlush` fast path (http/fast-paths): it relies on node's HTTP response ending with
+ * a `socket.uncork()` looked up on the socket, and on sockets using Writable's own uncork.
  */
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 
 const QUEUED = Symbol('roa.uncorkQueued');
@@ -24,6 +27,18 @@ const QUEUED = Symbol('roa.uncorkQueued');
 type DeferringSocket = Socket & { [QUEUED]: boolean };
 
 const realUncork = Writable.prototype.uncork;
+
+/**
+ * Whether a socket's uncork is Writable's (so a deferred call to it does what the socket's would)
+ * and Writable reports its cork depth (`writableCorked`).
+ */
+export function detectTurnFlush(socketProto: object = Socket.prototype): boolean {
+  const corked = Object.getOwnPropertyDescriptor(Writable.prototype, 'writableCorked');
+  return typeof realUncork === 'function' && (socketProto as { uncork?: unknown }).uncork === realUncork && typeof corked?.get === 'function';
+}
+
+export const turnFlushDetected = detectTurnFlush();
+
 const queue: DeferringSocket[] = [];
 let scheduled = false;
 /**
@@ -75,8 +90,12 @@ function deferredUncork(this: DeferringSocket): void {
   }
 }
 
-/** A server's 'connection' listener: the socket's final uncork waits for the end of the turn. */
+/**
+ * A server's 'connection' listener: the socket's final uncork waits for the end of the turn. Leaves
+ * the socket alone when `turnFlushDetected` is false.
+ */
 export function flushPerTurn(socket: Socket): void {
+  if (!turnFlushDetected) return;
   const s = socket as DeferringSocket;
   s[QUEUED] = false;
   s.uncork = deferredUncork;

@@ -123,7 +123,9 @@ describe('readRawBody() over HTTP', () => {
           throw err;
         }
       });
-    });
+      // `flowing: null` below is the incomingMessage fast path's doing, so it runs here even under
+      // ROA_FAST_PATHS=0; test/http/fast-paths reads bodies both ways.
+    }, { fastPaths: { incomingMessage: true } });
   });
   after(() => srv.close());
 

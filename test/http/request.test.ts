@@ -154,8 +154,9 @@ describe('Request ending after the response', () => {
     assert.deepEqual(events, ['end', 'close']);
   });
 
+  // The deferred ending is the incomingMessage fast path itself: on even under ROA_FAST_PATHS=0.
   it('defers an ending nobody listens for, and runs it for a listener added later', async () => {
-    const app = createApp();
+    const app = createApp({ fastPaths: { incomingMessage: true } });
     const { served, route } = afterFinish(app);
     route();
     await withServer(app, async (base) => {
@@ -174,7 +175,7 @@ describe('Request ending after the response', () => {
 
   it('settles stream.finished() and prependListener("close") asked for after the response', async () => {
     for (const late of ['finished', 'prepend'] as const) {
-      const app = createApp();
+      const app = createApp({ fastPaths: { incomingMessage: true } });
       const { served, route } = afterFinish(app);
       route();
       await withServer(app, async (base) => {

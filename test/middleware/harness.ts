@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { request } from 'undici';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { HttpError, statusOf } from '../../src/errors/http-error.js';
 import type { NextFunction, Request } from '../../src/http/request.js';
 import type { Response } from '../../src/http/response.js';
@@ -27,8 +27,8 @@ export interface Reply {
 }
 
 /** A test app whose routes `setup` adds; errors end in `reportError`. */
-export async function serve(setup: (app: App) => void): Promise<Served> {
-  const app = createApp({ env: 'test' });
+export async function serve(setup: (app: App) => void, options: AppOptions = {}): Promise<Served> {
+  const app = createApp({ env: 'test', ...options });
   setup(app);
   app.use(reportError);
   const server: Server = app.listen(0, '127.0.0.1');
