@@ -26,6 +26,8 @@ if (files.length === 0) {
 // instead of node:test): node 20's --test-timeout would bound each whole file and suite as one test.
 // The run as a whole is bounded too, so a hang outside any test cannot stall CI for ever.
 const RUN_TIMEOUT_MS = 45 * 60_000;
+// .ci/run runs everything twice: as is, and with ROA_FAST_PATHS=0 (children inherit the environment).
+console.log(`run-tests: ${files.length} files, ROA_FAST_PATHS=${process.env.ROA_FAST_PATHS ?? '(unset: all on)'}`);
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],

@@ -3,6 +3,7 @@
  * Public exports.
  */
 export { createApp, type App, type AppOptions } from './app.js';
+export { activeFastPaths, FAST_PATH_NAMES, type FastPathName, type FastPaths, type FastPathsOption } from './http/fast-paths.js';
 export { Router, type RouterOptions } from './router/router.js';
 export { Route } from './router/route.js';
 export type { RequestHandler, ErrorRequestHandler, NextFunction } from './router/handler.js';

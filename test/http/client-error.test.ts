@@ -5,7 +5,7 @@ import { createGateway, type Gateway } from '../../src/gateway/index.js';
 import { raw, serve, type Served } from '../middleware/harness.js';
 
 /** Status line, headers and parsed body of a raw HTTP/1.1 answer. */
-function parse(text: string): { status: number; headers: Record<string, string>; body: any } {
+function parse(text: string): { status: number; headers: Record<string, string>; body: Record<string, unknown> } {
   const end = text.indexOf('\r\n\r\n');
   assert.ok(end > 0, `no complete answer in ${JSON.stringify(text)}`);
   const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
