@@ -48,7 +48,10 @@ const USAGE = `usage: node bench/run.mjs [options]
                        machine whose speed drifts over minutes still gives tight paired ratios
   --variant N=S:DIR    also run server S of the scenario as N, loading roa from another build's dist
                        directory DIR (repeatable; an A/B of two builds, interleaved like peers;
-                       not with --write)`;
+                       not with --write)
+  --fast-paths S[=V]   also run server S of the scenario with ROA_FAST_PATHS=V, named S-nofast (V 0)
+                       or S-no-<trick> (V -<trick>[,-<trick>]); without =V, four copies: all fast
+                       paths off and each trick off alone (repeatable; interleaved like peers)`;
 
 const { values: opt } = parseArgs({
   options: {
@@ -69,6 +72,7 @@ const { values: opt } = parseArgs({
     write: { type: 'boolean', default: false },
     from: { type: 'string' },
     variant: { type: 'string', multiple: true, default: [] },
+    'fast-paths': { type: 'string', multiple: true, default: [] },
     bracket: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -112,6 +116,48 @@ function withVariants(scenario, specs) {
     ...scenario,
     servers: [...scenario.servers, ...variants],
     peers: [...(scenario.peers ?? []), ...variants.map((v) => v.name)],
+  };
+}
+
+/** The tricks of src/http/fast-paths, each turned off alone by `--fast-paths SERVER`. */
+const FAST_PATH_NAMES = ['incomingMessage', 'outHeaders', 'turnFlush'];
+
+/**
+ * --fast-paths SERVER[=VALUE]: copies of the scenario's node server SERVER run with ROA_FAST_PATHS
+ * set (src/http/fast-paths): VALUE 0 is all tricks off, -turnFlush one off; without a value, all off
+ * and each off alone. The same build, so unlike --variant they may be written to RESULTS.md.
+ * @param {Scenario} scenario
+ */
+function withFastPaths(scenario, specs) {
+  if (!specs.length) return scenario;
+  const copies = specs.flatMap((spec) => {
+    const m = /^([\w.-]+)(?:=(.*))?$/.exec(spec);
+    if (!m) throw new Error(`--fast-paths ${spec}: expected SERVER or SERVER=VALUE`);
+    const [, base, value] = m;
+    const server = scenario.servers.find((s) => s.name === base);
+    if (!server) throw new Error(`--fast-paths ${spec}: no server "${base}" in scenario ${scenario.name}`);
+    // Only roa's own servers (servers/roa.mjs, servers/articles-roa.mjs) read ROA_FAST_PATHS.
+    if (server.cmd !== process.execPath || !(server.args ?? []).some((a) => /(^|[/-])roa\.mjs$/.test(a))) {
+      throw new Error(`--fast-paths ${spec}: "${base}" is not one of roa's servers (bench/servers/*roa.mjs)`);
+    }
+    const values = value === undefined ? ['0', ...FAST_PATH_NAMES.map((n) => `-${n}`)] : [value];
+    return values.map((v) => {
+      const names = v === '0' ? [] : v.split(',').map((x) => x.trim().replace(/^-/, ''));
+      if (v !== '0' && !v.split(',').every((x) => /^-\w+$/.test(x.trim()) && FAST_PATH_NAMES.includes(x.trim().slice(1)))) {
+        throw new Error(`--fast-paths ${spec}: the value is 0 or a list like -turnFlush,-outHeaders of ${FAST_PATH_NAMES.join(', ')}`);
+      }
+      const name = v === '0' ? `${base}-nofast` : `${base}-no-${names.join('-')}`;
+      if (scenario.servers.some((s) => s.name === name)) throw new Error(`--fast-paths ${spec}: a server is already named "${name}"`);
+      return { ...server, name, env: { ...server.env, ROA_FAST_PATHS: v } };
+    });
+  });
+  const names = copies.map((c) => c.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new Error(`--fast-paths: "${twice}" asked for twice`);
+  return {
+    ...scenario,
+    servers: [...scenario.servers, ...copies],
+    peers: [...(scenario.peers ?? []), ...names],
   };
 }
 
@@ -177,7 +223,7 @@ async function main() {
   if (opt.from) return rerender(list(opt.from));
 
   /** @type {Scenario} */
-  const scenario = withVariants((await import(`./scenarios/${opt.scenario}.mjs`)).default, opt.variant);
+  const scenario = withFastPaths(withVariants((await import(`./scenarios/${opt.scenario}.mjs`)).default, opt.variant), opt['fast-paths']);
   const cfg = {
     rounds: posInt('rounds'),
     duration: posInt('duration'),
