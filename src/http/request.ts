@@ -228,9 +228,14 @@ export function drainUnread(req: Request): void {
   const bound = req[DRAIN_BOUND];
   if (bound !== undefined) {
     req[DRAIN_BOUND] = undefined;
-    req[DRAIN_LEFT] = bound;
-    // A FastRequest counts in `push`; here the chunks are counted as the stream hands them out.
-    if (!isFast(req)) req.on('data', countUnread);
+    if (isFast(req)) {
+      // Counted in `push`, from the next chunk node's parser hands over.
+      req[DRAIN_LEFT] = bound;
+    } else {
+      // Counted as the stream hands chunks out; those it holds already are not new, as with `push`.
+      req[DRAIN_LEFT] = bound + req.readableLength;
+      req.on('data', countUnread);
+    }
   }
   req.resume();
 }
@@ -267,8 +272,9 @@ export function countDrained(req: Request, chunk: Buffer): boolean {
  * alone, since the stream is being read. A FastRequest does the same in its `_dump`.
  */
 export function drainWhenAnswered(req: Request, res: ServerResponse): void {
-  if (isFast(req) || req[DRAIN_BOUND] === undefined) return;
+  if (req[DRAIN_BOUND] === undefined || isFast(req)) return;
   res.prependOnceListener('finish', () => {
+    // node drains only a stream nobody reads or resumed (its `_consuming`, `resumeScheduled`).
     if (req[DRAIN_BOUND] === undefined || req.complete || req[READ_ASKED] || req.readableFlowing === true) return;
     // As node's own drain: 'data' listeners of a reader that gave up do not see the rest.
     req.removeAllListeners('data');
