@@ -15,6 +15,7 @@ import { sourceOf } from './source-address.js';
 import type { AttemptThrottle } from './throttle.js';
 import { ThrottledChecks } from './throttled-check.js';
 import { HttpError } from '../errors/http-error.js';
+import { BoundedMap } from '../util/bounded-map.js';
 
 export interface BasicSchemeOptions {
   /** How long a user record is reused before the store is asked again (default 1000 ms; 0 = every request). */
@@ -99,7 +100,7 @@ export class BasicScheme implements AuthScheme {
   private readonly equal: SafeEqual;
   private readonly now: () => number;
   private readonly checks: ThrottledChecks;
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: BoundedMap<string, CacheEntry>;
   private readonly records: RecordCache;
   // Cache keys are HMAC-SHA-256 under a per-process key: a memory dump then holds no fast, unsalted
   // hash of any password that could be brute-forced offline.
@@ -111,6 +112,7 @@ export class BasicScheme implements AuthScheme {
     this.realm = options.realm ?? 'roa';
     this.ttl = options.cacheTtlMs ?? 60_000;
     this.maxEntries = options.cacheMaxEntries ?? 1000;
+    this.cache = new BoundedMap(this.maxEntries >= 1 ? Math.min(Math.floor(this.maxEntries), Number.MAX_SAFE_INTEGER) : 1);
     this.equal = options.safeEqual ?? defaultSafeEqual;
     this.checks = new ThrottledChecks(options.throttle);
     this.now = options.now ?? Date.now;
@@ -210,11 +212,7 @@ export class BasicScheme implements AuthScheme {
 
   private remember(key: string, entry: CacheEntry): void {
     if (this.ttl <= 0 || this.maxEntries <= 0) return;
-    this.cache.delete(key);
-    while (this.cache.size >= this.maxEntries) {
-      const oldest = this.cache.keys().next().value as string;
-      this.cache.delete(oldest);
-    }
+    this.cache.delete(key); // a renewed entry goes last, as the newest
     this.cache.set(key, entry);
   }
 }

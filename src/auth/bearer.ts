@@ -9,6 +9,7 @@ import type { JwtAccessTokens, VerifiedClaims } from './jwt-keys.js';
 import type { AuthScheme, Caller } from './scheme.js';
 import { hashToken } from './tokens.js';
 import { NOT_LOADED, RecordCache } from './user-cache.js';
+import { BoundedMap } from '../util/bounded-map.js';
 
 export interface BearerSchemeOptions {
   /** How long user and client records are reused (default 1000 ms; 0 = every request). */
@@ -157,14 +158,13 @@ export class BearerScheme implements AuthScheme {
         this.unrevoked.delete(token);
         return undefined;
       }
-      if (this.unrevoked.size >= 10_000) this.unrevoked.delete(this.unrevoked.keys().next().value as string);
       this.unrevoked.set(token, { at: now, epoch: jwt.revocationEpoch });
     }
     // The user's current record decides the role (and that the user and client still exist).
     return this.callerFor(claims.sub, claims.client_id, scopes);
   }
 
-  private readonly unrevoked = new Map<string, { at: number; epoch: number }>();
+  private readonly unrevoked = new BoundedMap<string, { at: number; epoch: number }>(10_000);
   private readonly records: RecordCache;
 
   private async callerFor(userName: string, clientId: string, scopes: string[]): Promise<Caller | undefined> {

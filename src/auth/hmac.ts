@@ -9,6 +9,7 @@ import { formatStringToSign, formConflict } from '../client/string-to-sign.js';
 import { HttpError } from '../errors/http-error.js';
 import { DEFAULT_BODY_LIMIT, readRawBody } from '../http/body.js';
 import type { Request } from '../http/request.js';
+import { SAFE_METHODS } from '../http/safe-methods.js';
 import type { Store, User } from '../storage/store.js';
 import { checkContentDigest, parseContentDigest, type ParsedDigest } from './content-digest-check.js';
 import { invalidCredentials, malformedCredentials } from './errors.js';
@@ -18,6 +19,7 @@ import { safeEqual as defaultSafeEqual, type SafeEqual } from './safe-equal.js';
 import type { AuthScheme, Caller } from './scheme.js';
 import { openHmacSecret, sealHmacSecret, type SecretBox } from './secret-box.js';
 import { NOT_LOADED, RecordCache } from './user-cache.js';
+import { BoundedMap } from '../util/bounded-map.js';
 
 export interface HmacSchemeOptions {
   /** How long a user record is reused before the store is asked again (default 1000 ms; 0 = every request). */
@@ -42,7 +44,6 @@ export interface HmacSchemeOptions {
 }
 
 const HMAC_SCHEME_RE = /^hmac(?: |$)/i;
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 /**
  * The hmac scheme. Verification order (issue 4): parse strictly, load the secret (a dummy one for unknown
  * users), check the Date window, check the digest (length, then constant time), check Content-Digest
@@ -87,7 +88,7 @@ export class HmacScheme implements AuthScheme {
    * sealed blob is the same (a changed secret is a new blob). AES-GCM per request costs more than
    * the rest of the check. The dummy is cached alike, so unknown and known users take the same path.
    */
-  private readonly secrets = new Map<string, { blob: string; key: HmacKey }>();
+  private readonly secrets = new BoundedMap<string, { blob: string; key: HmacKey }>(10_000);
   private readonly records: RecordCache;
 
   private keyFor(name: string, blob: string): HmacKey {
@@ -95,7 +96,6 @@ export class HmacScheme implements AuthScheme {
     // The record cache hands out the same blob string while the record lives: usually one pointer compare.
     if (hit !== undefined && hit.blob === blob) return hit.key;
     const key = prepareHmacKey(openHmacSecret(this.o.box, name, blob));
-    if (this.secrets.size >= 10_000) this.secrets.clear();
     this.secrets.set(name, { blob, key });
     return key;
   }

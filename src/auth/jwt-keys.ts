@@ -6,6 +6,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { BoundedMap } from '../util/bounded-map.js';
 
 export type JwtAlg = 'ES256' | 'EdDSA';
 
@@ -105,7 +106,6 @@ export class JwtAccessTokens {
     }
     const claims = await this.verifySignature(token);
     if (claims !== undefined && typeof claims.exp === 'number') {
-      if (this.verified.size >= VERIFIED_LIMIT) this.verified.delete(this.verified.keys().next().value as string);
       this.verified.set(token, { claims, expMs: claims.exp * 1000 });
     }
     return claims;
@@ -121,7 +121,7 @@ export class JwtAccessTokens {
     this.revocationEpoch++;
   }
 
-  private readonly verified = new Map<string, { claims: VerifiedClaims; expMs: number }>();
+  private readonly verified = new BoundedMap<string, { claims: VerifiedClaims; expMs: number }>(VERIFIED_LIMIT);
 
   private async verifySignature(token: string): Promise<VerifiedClaims | undefined> {
     try {

@@ -6,6 +6,7 @@
  * user — takes effect within that second on every instance.
  */
 import type { OAuthClient, Store, User } from '../storage/store.js';
+import { BoundedMap } from '../util/bounded-map.js';
 
 /** How long a record read from the store is reused. */
 export const RECORD_TTL_MS = 1000;
@@ -23,8 +24,8 @@ interface Entry<T> {
 export const NOT_LOADED: unique symbol = Symbol('roa.notLoaded');
 
 export class RecordCache {
-  private readonly users = new Map<string, Entry<User>>();
-  private readonly clients = new Map<string, Entry<OAuthClient>>();
+  private readonly users = new BoundedMap<string, Entry<User>>(LIMIT);
+  private readonly clients = new BoundedMap<string, Entry<OAuthClient>>(LIMIT);
 
   constructor(
     private readonly store: Pick<Store, 'getUser'> & Partial<Pick<Store, 'getClient'>>,
@@ -72,7 +73,6 @@ export class RecordCache {
     const hit = map.get(key);
     if (hit !== undefined && now - hit.at < this.ttlMs) return hit.value;
     const value = load();
-    if (map.size >= LIMIT) map.clear();
     const entry: Entry<T> = { at: now, value, settled: false, result: undefined };
     map.set(key, entry);
     value.then(

@@ -4,19 +4,20 @@
  * Express's `req.accepts` and `res.format`, memoised per header and offer list.
  */
 import Negotiator from 'negotiator';
+import { BoundedMap } from '../util/bounded-map.js';
 import { contentTypeFor } from './mime.js';
 
 // Clients send few distinct Accept values and call sites offer fixed lists, so negotiator's answers
-// are remembered per offer list and header (bounded maps, cleared when full). A call site's list is
+// are remembered per offer list and header (bounded maps). A call site's list is
 // found by identity first, checked against a copy in case the caller changed it since.
 interface ListMemo {
   offers: readonly string[];
-  chosen: Map<string, string | null>;
+  chosen: BoundedMap<string, string | null>;
 }
 const BY_LIST = new WeakMap<readonly string[], ListMemo>();
-const BY_KEY = new Map<string, ListMemo>();
 const LISTS_LIMIT = 64;
 const ANSWERS_LIMIT = 256;
+const BY_KEY = new BoundedMap<string, ListMemo>(LISTS_LIMIT);
 
 /**
  * Chooses among `offers` for the given Accept header, as negotiator does: q-value, then the
@@ -33,7 +34,6 @@ export function negotiate(accept: string | undefined, offers: readonly string[])
   let chosen = memo.chosen.get(accept);
   if (chosen === undefined) {
     chosen = choose(accept, offers) ?? null;
-    if (memo.chosen.size >= ANSWERS_LIMIT) memo.chosen.clear();
     memo.chosen.set(accept, chosen);
   }
   return chosen ?? undefined;
@@ -46,8 +46,7 @@ function memoFor(offers: readonly string[]): ListMemo {
   const key = offers.join('\n');
   memo = BY_KEY.get(key);
   if (memo === undefined) {
-    memo = { offers: [...offers], chosen: new Map() };
-    if (BY_KEY.size >= LISTS_LIMIT) BY_KEY.clear();
+    memo = { offers: [...offers], chosen: new BoundedMap(ANSWERS_LIMIT) };
     BY_KEY.set(key, memo);
   }
   BY_LIST.set(offers, memo);

@@ -5,6 +5,7 @@
  */
 import { parse } from 'content-type';
 import { HttpError } from '../errors/http-error.js';
+import { BoundedMap } from '../util/bounded-map.js';
 
 export interface ParsedContentType {
   /** The media type, lower-cased: `application/json`. */
@@ -24,9 +25,8 @@ const MEDIA_TYPE = new RegExp(`^[ \\t]*${TOKEN}/${TOKEN}(?:[ \\t]*;[ \\t]*(?:${T
 
 const UTF8_NAMES = new Set(['utf-8', 'utf8', 'us-ascii']);
 
-// Clients send few distinct values; a bounded memo (cleared when full) keeps parsing off the hot path.
-const MEMO = new Map<string, ParsedContentType | null>();
-const MEMO_LIMIT = 256;
+// Clients send few distinct values; a bounded memo keeps parsing off the hot path.
+const MEMO = new BoundedMap<string, ParsedContentType | null>(256);
 
 /**
  * Parses a Content-Type value, or returns undefined when it is not a media-type.
@@ -44,7 +44,6 @@ export function parseContentType(value: string): ParsedContentType | undefined {
     } else {
       parsed = null;
     }
-    if (MEMO.size >= MEMO_LIMIT) MEMO.clear();
     MEMO.set(value, parsed);
   }
   return parsed ?? undefined;

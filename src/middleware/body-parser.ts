@@ -9,6 +9,7 @@ import { assertUtf8, decodeUtf8, hasBody, parseByteLimit, readBody } from '../ht
 import { mediaTypeOf } from '../http/mime.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
+import { BoundedMap } from '../util/bounded-map.js';
 
 // Set once a parser filled req.body, so a second parser (or the same one mounted twice) skips,
 // as body-parser's `req._body` does. A symbol keeps the flag off the Request's public fields.
@@ -45,13 +46,12 @@ export function typeMatcher(type: TypeOption, name: string): Matcher {
     }
   }
   // type-is (what body-parser matches with) decides; a parser sees few distinct media types, so
-  // its answers are remembered per matcher (bounded, cleared when full).
-  const seen = new Map<string, boolean>();
+  // its answers are remembered per matcher (bounded).
+  const seen = new BoundedMap<string, boolean>(64);
   return (m) => {
     let hit = seen.get(m);
     if (hit === undefined) {
       hit = typeis.is(m, list) !== false;
-      if (seen.size >= 64) seen.clear();
       seen.set(m, hit);
     }
     return hit;

@@ -9,6 +9,7 @@ import { clientMessage, prepareErrorResponse } from '../errors/problem.js';
 import { negotiate } from '../http/accepts.js';
 import { pathnameOf, type NextFunction, type Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
+import { escapeMarkup } from '../http/xml-text.js';
 
 export interface ErrorHandlerOptions {
   /**
@@ -22,13 +23,6 @@ export interface ErrorHandlerOptions {
    * carry credentials (Authorization, cookies, `?access_token=`, RFC 6750 §2.3).
    */
   log?: ((err: unknown, message: string) => void) | false;
-}
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
 function defaultLog(err: unknown, message: string): void {
@@ -92,9 +86,9 @@ function hidesInternals(env: string | undefined, req: Request): boolean {
 }
 
 function htmlPage(status: number, message: string, stack: string | undefined): string {
-  const title = `${status} ${escapeHtml(STATUS_CODES[status] ?? 'Error')}`;
+  const title = `${status} ${escapeMarkup(STATUS_CODES[status] ?? 'Error')}`;
   return '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>' + title + '</title></head>\n'
-    + `<body>\n<h1>${title}</h1>\n<p>${escapeHtml(message)}</p>\n`
-    + (stack === undefined ? '' : `<pre>${escapeHtml(stack)}</pre>\n`)
+    + `<body>\n<h1>${title}</h1>\n<p>${escapeMarkup(message)}</p>\n`
+    + (stack === undefined ? '' : `<pre>${escapeMarkup(stack)}</pre>\n`)
     + '</body>\n</html>\n';
 }

@@ -10,6 +10,7 @@ import { parse as parseContentType } from 'content-type';
 import { HttpError } from '../errors/http-error.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
+import { SAFE_METHODS } from '../http/safe-methods.js';
 
 export interface SameOriginFormsOptions {
   /**
@@ -18,9 +19,6 @@ export interface SameOriginFormsOptions {
    */
   origins?: readonly string[];
 }
-
-/** RFC 9110 §9.2.1: safe methods change nothing, so a forged one does no harm. */
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
 /** The Content-Types a cross-origin page may send without a preflight (Fetch's safelist). */
 const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
@@ -45,7 +43,7 @@ export function sameOriginForms(options: SameOriginFormsOptions = {}) {
   const configured = new Set((options.origins ?? []).map(configuredOrigin));
   return (req: Request, _res: Response, next: NextFunction): void => {
     const method = req.originalMethod ?? req.method ?? 'GET';
-    if (SAFE.has(method) || !simpleBody(req.headers['content-type']) || fromOwnOrigin(req, configured)) {
+    if (SAFE_METHODS.has(method) || !simpleBody(req.headers['content-type']) || fromOwnOrigin(req, configured)) {
       next();
       return;
     }
