@@ -20,6 +20,8 @@ import type { AuthScheme } from './auth/scheme.js';
 import { loadServerKey, SecretBox } from './auth/secret-box.js';
 import { StoreNonceStore } from './auth/store-nonce-store.js';
 import { FailureThrottle, type AttemptThrottle } from './auth/throttle.js';
+import { parseRedisClientKind } from './redis/open-redis.js';
+import type { RedisClientKind } from './redis/redis-client.js';
 import { sendProblem } from './errors/problem.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger } from './gateway/purger.js';
@@ -68,6 +70,11 @@ export interface ServiceOptions {
   purgeDelayMs?: number;
   /** Redis for the shared HMAC nonce store (default: the database). */
   redisUrl?: string;
+  /**
+   * The client that speaks to `redisUrl`: `node-redis` (default) or `resp`, roa's own pipelined
+   * RESP client (redis/open-redis). Default from `ROA_REDIS_CLIENT`, else `node-redis`.
+   */
+  redisClient?: RedisClientKind;
   /** Key file for HMAC secrets at rest (ROA_SECRET_KEY wins); default ./data/secret.key. */
   secretKeyFile?: string;
   /** The server key itself (tests). */
@@ -133,10 +140,11 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Nonces: Redis when instances share them, else the database (SQLite writes them by group
   // commit, one transaction per event-loop turn). Either survives a restart, so a nonce seen
   // before it stays refused, and neither is bounded by this process's memory.
-  const nonces: NonceStore = opts.redisUrl ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:' }) : new StoreNonceStore(store);
+  const redisClient = opts.redisClient ?? parseRedisClientKind(process.env.ROA_REDIS_CLIENT, 'ROA_REDIS_CLIENT');
+  const nonces: NonceStore = opts.redisUrl ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:', client: redisClient }) : new StoreNonceStore(store);
   // Failed client secrets and passwords (Basic and the password grant, per user name), counted
   // across instances in Redis when there is one.
-  const throttle: AttemptThrottle = opts.redisUrl ? new RedisFailureThrottle(opts.redisUrl, { prefix: 'roa:throttle:' }) : new FailureThrottle();
+  const throttle: AttemptThrottle = opts.redisUrl ? new RedisFailureThrottle(opts.redisUrl, { prefix: 'roa:throttle:', client: redisClient }) : new FailureThrottle();
   const issuer = opts.issuer ?? `http://${hostForUrl(opts.host ?? '127.0.0.1')}:${opts.port ?? 3000}`;
   const jwt = opts.tokenFormat === 'jwt' ? await JwtAccessTokens.load({ issuer, keyFile: opts.jwtKeyFile }) : undefined;
   const schemes: AuthScheme[] = [

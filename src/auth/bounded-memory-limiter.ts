@@ -1,10 +1,12 @@
 /**
  * @module auth/bounded-memory-limiter
- * rate-limiter-flexible's RateLimiterMemory holding at most `maxKeys` keys. The library's memory
- * store grows with every distinct key until each key's window ends (one timer per key), so guesses
- * at many distinct credential/address pairs could grow the failed-login throttle without bound.
+ * An in-memory rate limiter holding at most `maxKeys` keys, with RateLimiterMemory's rules. The
+ * library's memory store grows with every distinct key until each key's window ends (one timer per
+ * key), so guesses at many distinct credential/address pairs could grow the failed-login throttle
+ * without bound. Built on the library's public extension point for limiters of one's own
+ * (RateLimiterCompatibleAbstract), so it also serves as a Redis limiter's insurance.
  */
-import { RateLimiterMemory, RateLimiterRes, type IRateLimiterOptions } from 'rate-limiter-flexible';
+import { RateLimiterCompatibleAbstract, RateLimiterRes, type IRateLimiterOptions } from 'rate-limiter-flexible';
 
 /**
  * Keys a bounded limiter holds by default. A key takes ~350 bytes (its string, the Map slot, the
@@ -20,7 +22,7 @@ interface Entry {
 }
 
 /**
- * The store behind the limiter: the same four operations as the library's MemoryStorage, with
+ * The store behind the limiter: the four operations of the library's MemoryStorage, with
  * expiry checked on access instead of a timer per key (the bound caps what lingers), and room made
  * before a new key would pass `maxKeys`.
  *
@@ -115,7 +117,7 @@ export class BoundedMemoryStorage {
   }
 }
 
-export interface BoundedLimiterOptions extends IRateLimiterOptions {
+export interface BoundedLimiterOptions extends Pick<IRateLimiterOptions, 'points' | 'duration' | 'keyPrefix' | 'blockDuration'> {
   /** Most keys held (default {@link DEFAULT_MAX_KEYS}). */
   maxKeys?: number;
   /** The clock (tests). */
@@ -123,27 +125,34 @@ export interface BoundedLimiterOptions extends IRateLimiterOptions {
 }
 
 /**
- * RateLimiterMemory on a {@link BoundedMemoryStorage}; a key is locked when it has consumed more
- * than `points`.
+ * RateLimiterMemory's counting (points per `duration` seconds per key; a refusal when more than
+ * `points` were consumed; `blockDuration` seconds of block on the first refusal when set; no
+ * `execEvenly` delays) on a
+ * {@link BoundedMemoryStorage}; a key is locked when it has consumed more than `points`.
  * @example
  *   const limiter = new BoundedRateLimiterMemory({ points: 10, duration: 60, maxKeys: 100_000 });
  *   await limiter.consume('user:ann|203.0.113.7');
  */
-export class BoundedRateLimiterMemory extends RateLimiterMemory {
+export class BoundedRateLimiterMemory extends RateLimiterCompatibleAbstract {
+  readonly points: number;
+  readonly duration: number;
   readonly #storage: BoundedMemoryStorage;
 
   constructor(options: BoundedLimiterOptions) {
-    const { maxKeys = DEFAULT_MAX_KEYS, now, ...limiterOptions } = options;
+    super();
+    const { maxKeys = DEFAULT_MAX_KEYS, now, points = 4, duration = 1, keyPrefix = 'rlflx', blockDuration = 0 } = options;
     if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('maxKeys must be a positive integer');
-    super(limiterOptions);
-    // RateLimiterMemory keeps its store in this field and calls only incrby/set/get/delete on it
-    // (checked by test/auth/bounded-memory-limiter); fail loudly should a new version move it.
-    const self = this as unknown as { _memoryStorage?: unknown };
-    if (typeof self._memoryStorage !== 'object' || self._memoryStorage === null) {
-      throw new Error('rate-limiter-flexible no longer keeps RateLimiterMemory._memoryStorage: update auth/bounded-memory-limiter');
-    }
-    this.#storage = new BoundedMemoryStorage(maxKeys, this.points, now);
-    self._memoryStorage = this.#storage;
+    if (!(points >= 0) || !(duration >= 0)) throw new RangeError('points and duration must be non-negative numbers');
+    this.points = points;
+    this.duration = duration;
+    // The base class declares these as accessors that throw until a subclass provides them; own
+    // data properties provide them (a Redis limiter sets blockDuration and execEvenly on its insurance).
+    Object.defineProperties(this, {
+      keyPrefix: { value: keyPrefix, enumerable: true },
+      blockDuration: { value: blockDuration, writable: true, enumerable: true },
+      execEvenly: { value: false, writable: true, enumerable: true },
+    });
+    this.#storage = new BoundedMemoryStorage(maxKeys, points, now);
   }
 
   /** Keys held now. */
@@ -151,13 +160,57 @@ export class BoundedRateLimiterMemory extends RateLimiterMemory {
     return this.#storage.size;
   }
 
-  /** Not supported: the library's dump reads its own store's internals. */
-  override dump(): never {
+  override consume(key: string | number, points = 1): Promise<RateLimiterRes> {
+    let res = this.#count(key, points);
+    if (res.consumedPoints <= this.points) return Promise.resolve(res);
+    // As RateLimiterMemory: the first refusal of a window blocks the key when blockDuration is set.
+    if (this.blockDuration > 0 && res.consumedPoints <= this.points + points) {
+      res = this.#result(this.#storage.set(String(key), res.consumedPoints, this.blockDuration));
+    }
+    return Promise.reject(res);
+  }
+
+  override penalty(key: string | number, points = 1): Promise<RateLimiterRes> {
+    return Promise.resolve(this.#count(key, points));
+  }
+
+  override reward(key: string | number, points = 1): Promise<RateLimiterRes> {
+    return Promise.resolve(this.#count(key, -points));
+  }
+
+  override get(key: string | number): Promise<RateLimiterRes | null> {
+    const res = this.#storage.get(String(key));
+    return Promise.resolve(res === null ? null : this.#result(res));
+  }
+
+  override set(key: string | number, points: number, secDuration: number): Promise<RateLimiterRes> {
+    return Promise.resolve(this.#result(this.#storage.set(String(key), points, secDuration >= 0 ? secDuration : this.duration)));
+  }
+
+  /** Refuses the key for `secDuration` seconds (0: until deleted). */
+  override block(key: string | number, secDuration: number): Promise<RateLimiterRes> {
+    return Promise.resolve(this.#result(this.#storage.set(String(key), this.points + 1, secDuration)));
+  }
+
+  override delete(key: string | number): Promise<boolean> {
+    return Promise.resolve(this.#storage.delete(String(key)));
+  }
+
+  /** Not supported: there is nothing the library's restore could read back. */
+  dump(): never {
     throw new Error('BoundedRateLimiterMemory cannot dump');
   }
 
-  /** Not supported: the library's restore writes its own store's internals. */
-  override restore(): never {
+  /** Not supported (see dump). */
+  restore(): never {
     throw new Error('BoundedRateLimiterMemory cannot restore');
+  }
+
+  #count(key: string | number, points: number): RateLimiterRes {
+    return this.#result(this.#storage.incrby(String(key), points, this.duration));
+  }
+
+  #result(res: RateLimiterRes): RateLimiterRes {
+    return new RateLimiterRes(Math.max(this.points - res.consumedPoints, 0), res.msBeforeNext, res.consumedPoints, res.isFirstInDuration);
   }
 }

@@ -1,10 +1,12 @@
 /**
  * @module auth/redis-nonce-store
  * Nonces in Redis (`SET key 1 NX PX ttl`), for several roa instances behind one balancer. Commands go
- * over one pipelined connection (auth/resp-pipeline): all nonces of one event-loop turn in one write.
+ * over one connection (redis/open-redis) that writes all nonces of one event-loop turn together.
  */
+import type { ConnectionOptions } from 'node:tls';
+import { openRedis } from '../redis/open-redis.js';
+import type { RedisClient, RedisClientKind } from '../redis/redis-client.js';
 import { NonceStoreUnavailableError, type NonceStore } from './nonce-store.js';
-import { RespPipeline, type RespReply } from './resp-pipeline.js';
 
 export interface RedisNonceStoreOptions {
   /** Prepended to every key. Default `roa:nonce:`. */
@@ -13,6 +15,10 @@ export interface RedisNonceStoreOptions {
   connectTimeoutMs?: number;
   /** Per-command deadline (ms); past it the request fails closed. Default 1000. */
   commandTimeoutMs?: number;
+  /** Which client: `node-redis` (default) or `resp` (redis/open-redis). */
+  client?: RedisClientKind;
+  /** TLS options for a `rediss://` URL (ca, cert, key, …). */
+  tls?: ConnectionOptions;
 }
 
 /**
@@ -20,37 +26,29 @@ export interface RedisNonceStoreOptions {
  * once (nothing waits in an offline queue), so hmac answers 503 instead of hanging, and never accepts.
  */
 export class RedisNonceStore implements NonceStore {
-  private readonly redis: RespPipeline;
+  private readonly redis: RedisClient;
   private readonly prefix: string;
 
   constructor(url: string, options: RedisNonceStoreOptions = {}) {
     this.prefix = options.prefix ?? 'roa:nonce:';
-    this.redis = new RespPipeline(new URL(url), {
+    this.redis = openRedis(url, {
+      client: options.client,
       connectTimeoutMs: options.connectTimeoutMs ?? 1000,
       commandTimeoutMs: options.commandTimeoutMs ?? 1000,
+      ...(options.tls !== undefined ? { tls: options.tls } : {}),
       wrapError: unavailable,
     });
   }
 
   consume(key: string, ttlMs: number): Promise<boolean> {
-    const k = this.prefix + key;
-    const ttl = String(Math.max(1, Math.ceil(ttlMs)));
-    // SET key 1 NX PX ttl, encoded inline (the hot path of every signed request). SET NX is atomic:
-    // of two concurrent requests with one nonce exactly one gets OK, the other nil.
-    const command = `*6\r\n$3\r\nSET\r\n$${Buffer.byteLength(k)}\r\n${k}\r\n$1\r\n1\r\n$2\r\nNX\r\n$2\r\nPX\r\n$${ttl.length}\r\n${ttl}\r\n`;
-    // The reply is mapped, and failures wrapped, inside the pipeline: one promise per nonce.
-    return this.redis.send(command, freshFromReply);
+    // SET NX is atomic: of two concurrent requests with one nonce exactly one gets OK, the other nil.
+    // Failures are wrapped inside the client: one promise per nonce.
+    return this.redis.setIfAbsent(this.prefix + key, '1', ttlMs);
   }
 
   close(): Promise<void> {
     return this.redis.close();
   }
-}
-
-function freshFromReply(reply: RespReply): boolean {
-  if (reply === 'OK') return true;
-  if (reply === null) return false;
-  throw new NonceStoreUnavailableError(`unexpected Redis reply to SET: ${JSON.stringify(reply)}`);
 }
 
 function unavailable(err: Error): Error {

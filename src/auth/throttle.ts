@@ -4,7 +4,7 @@
  * checked, per credential (`user:<name>`, `client:<id>`) and source address, on rate-limiter-flexible
  * (in memory here; in Redis through auth/redis-throttle). See README "Authentication" for the policy.
  */
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterCompatibleAbstract } from 'rate-limiter-flexible';
 import { BoundedRateLimiterMemory, DEFAULT_MAX_KEYS } from './bounded-memory-limiter.js';
 
 /**
@@ -49,14 +49,17 @@ const DEFAULT_MAX_LOCK_MS = 3_600_000;
 /** How long the number of past locks of a credential at one address is remembered (the backoff's memory). */
 const LOCK_MEMORY_S = 24 * 3600;
 
+/** What the throttle calls on a limiter: any rate-limiter-flexible limiter, or one of roa's. */
+export type ThrottleLimiter = Pick<RateLimiterCompatibleAbstract, 'consume' | 'reward' | 'penalty' | 'block' | 'delete'>;
+
 /** The limiters a throttle counts with: one kind (memory or Redis), three key spaces. */
 export interface ThrottleLimiters {
   /** Attempts per credential and source, `limit` per window. */
-  pair: RateLimiterAbstract;
+  pair: ThrottleLimiter;
   /** Attempts per source, `sourceLimit` per window. */
-  source: RateLimiterAbstract;
+  source: ThrottleLimiter;
   /** Locks per credential and source, remembered LOCK_MEMORY_S. */
-  locks: RateLimiterAbstract;
+  locks: ThrottleLimiter;
 }
 
 /** The options with defaults, checked once (bad configuration fails at construction). */

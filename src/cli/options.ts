@@ -24,6 +24,7 @@ export const SERVE_OPTIONS = {
   purgeTimeout: { flag: '--purge-timeout <ms>', env: 'PURGE_TIMEOUT_MS', defaultValue: '2000', description: 'how long a write waits for purges' },
   purgeDelay: { flag: '--purge-delay <ms>', env: 'PURGE_DELAY_MS', defaultValue: '1000', description: 'second, delayed purge (0 = off)' },
   redis: { flag: '--redis <url>', env: 'REDIS_URL', description: 'Redis URL shared by instances: HMAC nonces and the OAuth failure throttle' },
+  redisClient: { flag: '--redis-client <client>', env: 'ROA_REDIS_CLIENT', defaultValue: 'node-redis', description: "client for --redis: node-redis, or resp (roa's own pipelined RESP client)" },
   secretKeyFile: { flag: '--secret-key-file <path>', env: 'ROA_SECRET_KEY_FILE', defaultValue: './data/secret.key', description: 'server key file (when ROA_SECRET_KEY is unset)' },
   tokenFormat: { flag: '--token-format <format>', env: 'ROA_TOKEN_FORMAT', defaultValue: 'opaque', description: 'OAuth access tokens: opaque or jwt (RFC 9068, JWKS at /oauth/jwks.json)' },
   issuer: { flag: '--issuer <url>', env: 'ROA_ISSUER', description: 'OAuth issuer origin (default the service origin)' },

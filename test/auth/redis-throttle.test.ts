@@ -71,19 +71,26 @@ describe('RedisFailureThrottle without Redis', () => {
 });
 
 describe('loading roa', () => {
-  it('never loads node-redis, not even for a Redis throttle (its String subclass slows string code process-wide)', () => {
+  it('loads node-redis only for a Redis URL with the node-redis client (its String subclass slows string code process-wide)', () => {
     const probe = [
       "import { createRequire } from 'node:module';",
       "await import('./src/index.ts');",
+      "await import('./src/service.ts');",
       "const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('@redis/client'));",
       "const before = loaded();",
       "const { RedisFailureThrottle } = await import('./src/auth/redis-throttle.ts');",
-      "const t = new RedisFailureThrottle('redis://127.0.0.1:1', { commandTimeoutMs: 100 });",
+      "const { createRedisNonceStore } = await import('./src/auth/redis-nonce-store.ts');",
+      "const url = 'redis://127.0.0.1:1';",
+      "const resp = [new RedisFailureThrottle(url, { client: 'resp', commandTimeoutMs: 100 }), createRedisNonceStore(url, { client: 'resp' })];",
+      "for (const r of resp) await r.close();",
+      "const withResp = loaded();",
+      "const t = new RedisFailureThrottle(url, { commandTimeoutMs: 100 });",
       "await t.close();",
-      "console.log(JSON.stringify({ before, after: loaded() }));",
+      "console.log(JSON.stringify({ before, withResp, withNodeRedis: loaded() }));",
+      "process.exit(0);",
     ].join('\n');
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], { encoding: 'utf8', timeout: 60_000 });
-    assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}'), { before: false, after: false }, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}'), { before: false, withResp: false, withNodeRedis: true }, run.stderr);
   });
 });
 

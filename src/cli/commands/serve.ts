@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
 import { startService } from '../../service.js';
+import { parseRedisClientKind } from '../../redis/open-redis.js';
 import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parseOptionalList, parsePort, parseSwitch, resolveOption, type OptionSpec } from '../options.js';
 
 const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_MS / 1000;
@@ -44,6 +45,7 @@ export function registerServe(program: Command): void {
       purgeTimeoutMs: parseCount(opt('purgeTimeout'), '--purge-timeout', MAX_TIMER_MS),
       purgeDelayMs: parseCount(opt('purgeDelay'), '--purge-delay', MAX_TIMER_MS),
       ...(redisUrl ? { redisUrl } : {}),
+      redisClient: parseRedisClientKind(opt('redisClient'), '--redis-client (ROA_REDIS_CLIENT)'),
       secretKeyFile: opt('secretKeyFile'),
       tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
       passwordGrant: opt('passwordGrant') !== 'off',

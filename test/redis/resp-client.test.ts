@@ -1,4 +1,4 @@
-/** @module test/auth/resp-pipeline The pipelined RESP connection: reply parsing, batching, failure and back-off, handshake on real Redis. */
+/** @module test/redis/resp-client roa's pipelined RESP client: reply parsing, batching, failure and back-off, handshake on real Redis. */
 import { after, describe, it, type TestContext } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
-import { encodeCommand, RedisReplyError, RespPipeline } from '../../src/auth/resp-pipeline.js';
+import { encodeCommand, RedisReplyError, RespClient } from '../../src/redis/resp-client.js';
 import { createRedisNonceStore } from '../../src/auth/redis-nonce-store.js';
 import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';
 import { skipReason, suiteNeeding } from '../helpers/services.js';
@@ -53,11 +53,11 @@ async function until(done: () => boolean): Promise<void> {
 /** Runs `test` with a pipeline to a scripted server, closing both afterwards. */
 async function withScripted(
   onData: (socket: Socket, data: string) => void,
-  test: (redis: RespPipeline, writes: string[]) => Promise<void>,
+  test: (redis: RespClient, writes: string[]) => Promise<void>,
   opts = OPTS,
 ): Promise<void> {
   const { server, url, writes } = await scripted(onData);
-  const redis = new RespPipeline(url, opts);
+  const redis = new RespClient(url, opts);
   try {
     await test(redis, writes);
   } finally {
@@ -66,7 +66,7 @@ async function withScripted(
   }
 }
 
-describe('RespPipeline', () => {
+describe('RespClient', () => {
   it('encodes commands as arrays of bulk strings, lengths in bytes', () => {
     assert.equal(encodeCommand(['SET', 'k', 'é']), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\né\r\n');
   });
@@ -110,7 +110,7 @@ describe('RespPipeline', () => {
     const { server, url } = await scripted((socket, data) => {
       if (commandsIn(data) > 0) socket.write('+OK\r\n$-1\r\n-ERR no\r\n:5\r\n');
     });
-    const redis = new RespPipeline(url, { ...OPTS, wrapError: (err) => new Wrapped(err.message, { cause: err }) });
+    const redis = new RespClient(url, { ...OPTS, wrapError: (err) => new Wrapped(err.message, { cause: err }) });
     try {
       const fresh = (reply: unknown) => {
         if (reply === 'OK') return true;
@@ -247,7 +247,7 @@ describe('RespPipeline', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((resolve) => probe.close(resolve));
-    const redis = new RespPipeline(new URL(`redis://127.0.0.1:${port}`), OPTS);
+    const redis = new RespClient(new URL(`redis://127.0.0.1:${port}`), OPTS);
     let server: Server | undefined;
     try {
       await assert.rejects(redis.command(['PING']), /ECONNREFUSED/);
@@ -275,7 +275,7 @@ describe('RespPipeline', () => {
   });
 
   it('refuses a URL that is not redis:// or names a database that is not a number', () => {
-    assert.throws(() => new RespPipeline(new URL('http://127.0.0.1:6379'), OPTS), TypeError);
+    assert.throws(() => new RespClient(new URL('http://127.0.0.1:6379'), OPTS), TypeError);
     assert.throws(() => createRedisNonceStore('redis://127.0.0.1:6379/abc'), TypeError);
     assert.throws(() => createRedisNonceStore('unix:///tmp/redis.sock?db=abc'), TypeError);
     assert.throws(() => createRedisNonceStore('unix:'), /socket path/);
@@ -295,7 +295,7 @@ describe('RespPipeline', () => {
     await new Promise<void>((resolve) => server.listen(path, resolve));
     for (const scheme of ['unix', 'redis+unix']) {
       writes.length = 0;
-      const redis = new RespPipeline(new URL(`${scheme}://${encodeURI(path)}?db=2&username=roa&password=p%40ss`), OPTS);
+      const redis = new RespClient(new URL(`${scheme}://${encodeURI(path)}?db=2&username=roa&password=p%40ss`), OPTS);
       try {
         assert.equal(await redis.command(['SET', 'k', '1']), 'OK');
       } finally {
@@ -312,7 +312,7 @@ const haveRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignor
 
 const redisServerSkip = skipReason(haveRedisServer, 'no redis-server binary on PATH');
 
-describe('RespPipeline on a redis-server over a Unix socket', () => {
+describe('RespClient on a redis-server over a Unix socket', () => {
   const { it } = suiteNeeding(redisServerSkip);
   it('records nonces: the first use is fresh, the second is not', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-redis-'));
@@ -342,7 +342,7 @@ describe('RespPipeline on a redis-server over a Unix socket', () => {
 
 const redisSkip = skipReason(await reachable(), `Redis not reachable at ${REDIS_URL}`);
 
-describe('RespPipeline on Redis', () => {
+describe('RespClient on Redis', () => {
   const { it, after } = suiteNeeding(redisSkip);
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:`;
   const admin = createClient({ url: REDIS_URL });
@@ -387,7 +387,7 @@ describe('RespPipeline on Redis', () => {
 });
 
 async function reachable(): Promise<boolean> {
-  const probe = new RespPipeline(new URL(REDIS_URL), OPTS);
+  const probe = new RespClient(new URL(REDIS_URL), OPTS);
   try {
     return (await probe.command(['PING'])) === 'PONG';
   } catch {

@@ -1,13 +1,12 @@
 /**
- * @module auth/resp-pipeline
- * One pipelined connection to Redis speaking RESP2, for the nonce store's hot path: every command
- * issued during one turn of the event loop goes out in one write (a small turn's, while an earlier
- * write is unanswered, joins the turn its reply comes in), replies are matched to commands in
- * order, and one timer watches every deadline. A full client (node-redis) spent more CPU per
- * `SET NX PX` than the rest of a signed request (promise chains, a timer and an AbortSignal per
- * command); this does only what the store needs. Replies are read into one buffer per connection
- * and parsed as bytes where they lie, and each command costs one promise, mapped to its caller's
- * value here (see `send`).
+ * @module redis/resp-client
+ * roa's own Redis client, the opt-in adapter (`redisClient: 'resp'`): one pipelined connection
+ * speaking RESP2. Every command issued during one turn of the event loop goes out in one write (a
+ * small turn's, while an earlier write is unanswered, joins the turn its reply comes in), replies
+ * are matched to commands in order, and one timer watches every deadline. It costs less CPU per
+ * command than a general client: replies are read into one buffer per connection and parsed as
+ * bytes where they lie, and each command costs one promise, mapped to its caller's value here (see
+ * `send`).
  *
  * Fails closed and fast: while the connection is down, or backing off after a failure, commands
  * reject at once instead of waiting in a queue; a command unanswered within its deadline fails the
@@ -15,34 +14,22 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { evalScript, RedisReplyError, setReply, type RedisClient, type RedisClientOptions, type RedisReply, type RedisScript } from './redis-client.js';
+import { handshakeCommands, parseRedisUrl, type RedisEndpoint } from './redis-url.js';
 
-export interface RespPipelineOptions {
+export { RedisReplyError } from './redis-client.js';
+
+export interface RespClientOptions extends RedisClientOptions {
   /** Connection (and handshake) deadline in ms. */
   connectTimeoutMs: number;
   /** Per-command deadline in ms. */
   commandTimeoutMs: number;
-  /**
-   * What a command's promise rejects with, made from the failure (a RedisReplyError, a connection
-   * error, or what a reply mapper threw). Default: the failure itself.
-   */
-  wrapError?: (err: Error) => Error;
-}
-
-/** A simple or bulk string, an integer, or null (a nil bulk string). */
-export type RespReply = string | number | null;
-
-/** Redis answered with an error reply (`-ERR …`). The connection stays usable. */
-export class RedisReplyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RedisReplyError';
-  }
 }
 
 /** Maps a reply to what the caller's promise resolves with; a throw rejects it. */
-export type ReplyMapper<T> = (reply: RespReply) => T;
+export type ReplyMapper<T> = (reply: RedisReply) => T;
 
-const asIs: ReplyMapper<RespReply> = (reply) => reply;
+const asIs: ReplyMapper<RedisReply> = (reply) => reply;
 
 /**
  * `new Promise(capture)` hands its resolving functions to these two slots, so issuing a command
@@ -83,10 +70,6 @@ const CRLF = '\r\n';
 /** Bytes read from Redis at once (the replies to a full batch take well under this). */
 const READ_BUFFER_BYTES = 64 * 1024;
 
-const PROTOCOLS = new Set(['redis:', 'rediss:', 'unix:', 'redis+unix:']);
-/** `unix:///path/to/redis.sock` or `redis+unix:///path/to/redis.sock`: Redis on a Unix domain socket. */
-const isUnix = (url: URL): boolean => url.protocol === 'unix:' || url.protocol === 'redis+unix:';
-
 /** RESP encoding of one command (an array of bulk strings). */
 export function encodeCommand(args: readonly string[]): string {
   let out = `*${args.length}${CRLF}`;
@@ -94,7 +77,13 @@ export function encodeCommand(args: readonly string[]): string {
   return out;
 }
 
-export class RespPipeline {
+/**
+ * @example
+ *   const redis = new RespClient(new URL('redis://127.0.0.1:6379'), { connectTimeoutMs: 1000, commandTimeoutMs: 1000 });
+ *   await redis.setIfAbsent('roa:nonce:n1', '1', 60_000); // true the first time
+ */
+export class RespClient implements RedisClient {
+  readonly kind = 'resp' as const;
   private socket: net.Socket | undefined;
   /**
    * Commands awaiting replies, oldest first, as parallel arrays (one object per command cost a
@@ -130,29 +119,40 @@ export class RespPipeline {
   private closed = false;
   /** Called by close() once the last pending reply is in. */
   private onDrained: (() => void) | undefined;
+  private readonly endpoint: RedisEndpoint;
   private readonly handshake: string[][];
   private readonly wrap: (err: Error) => Error;
 
   constructor(
-    private readonly url: URL,
-    private readonly opts: RespPipelineOptions,
+    url: URL,
+    private readonly opts: RespClientOptions,
   ) {
-    if (!PROTOCOLS.has(url.protocol)) throw new TypeError(`not a redis://, rediss:// or unix:// URL: ${url.protocol}`);
-    if (isUnix(url) && url.pathname === '') throw new TypeError('a unix:// Redis URL needs the socket path: unix:///run/redis/redis.sock');
-    this.handshake = handshake(url);
+    this.endpoint = parseRedisUrl(url);
+    this.handshake = handshakeCommands(this.endpoint);
     this.wrap = opts.wrapError ?? ((err) => err);
   }
 
   /** Sends one command; resolves with its reply, rejects with RedisReplyError or a connection error. */
-  command(args: readonly string[]): Promise<RespReply> {
+  command(args: readonly string[]): Promise<RedisReply> {
     return this.send(encodeCommand(args));
+  }
+
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const ttl = String(Math.max(1, Math.ceil(ttlMs)));
+    // SET key value NX PX ttl, encoded inline (the nonce store's hot path: every signed request).
+    const command = `*6\r\n$3\r\nSET\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n$${Buffer.byteLength(value)}\r\n${value}\r\n$2\r\nNX\r\n$2\r\nPX\r\n$${ttl.length}\r\n${ttl}\r\n`;
+    return this.send(command, setReply);
+  }
+
+  runScript(script: RedisScript, keys: readonly string[], args: readonly string[]): Promise<RedisReply> {
+    return evalScript(this, script, keys, args);
   }
 
   /**
    * Sends one already-encoded command (see encodeCommand). `map` turns the reply into the promise's
    * value (a throw rejects it), so a caller needs no second promise step of its own.
    */
-  send(encoded: string): Promise<RespReply>;
+  send(encoded: string): Promise<RedisReply>;
   send<T>(encoded: string, map: ReplyMapper<T>): Promise<T>;
   send(encoded: string, map: ReplyMapper<unknown> = asIs): Promise<unknown> {
     if (this.closed) return Promise.reject(this.wrap(new Error('Redis connection closed')));
@@ -213,24 +213,23 @@ export class RespPipeline {
   }
 
   private connect(): void {
-    const unix = isUnix(this.url);
-    const host = this.url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
-    const port = Number(this.url.port || 6379);
+    const { path, host, port } = this.endpoint;
     let socket: net.Socket;
-    if (this.url.protocol === 'rediss:') {
-      socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host });
+    if (this.endpoint.tls) {
+      // The server's certificate is checked against the host name unless the options say otherwise.
+      socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...this.opts.tls });
       socket.on('data', (chunk: Buffer) => this.onBytes(socket, chunk, chunk.length));
     } else {
       // Replies are read into one buffer of our own, parsed in place: no Buffer and no 'data' event
       // per read (the reply to a batch is a few hundred bytes). A Unix socket skips the TCP stack on
       // both sides of every batch, for instances sharing one machine's Redis.
       const onread = { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n: number, buf: Uint8Array) => this.onBytes(socket, buf as Buffer, n) };
-      socket = net.connect(unix ? { path: decodeURIComponent(this.url.pathname), onread } : { host, port, onread });
+      socket = net.connect(path !== undefined ? { path, onread } : { host, port, onread });
     }
     this.socket = socket;
-    if (!unix) socket.setNoDelay(true);
+    if (path === undefined) socket.setNoDelay(true);
     const connectTimer = setTimeout(() => socket.destroy(new Error(`Redis connect timed out after ${this.opts.connectTimeoutMs} ms`)), this.opts.connectTimeoutMs);
-    socket.once(this.url.protocol === 'rediss:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    socket.once(this.endpoint.tls ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     socket.on('error', (err) => this.fail(socket, err));
     socket.on('close', () => {
       clearTimeout(connectTimer);
@@ -264,7 +263,7 @@ export class RespPipeline {
       const eol = lineEnd(buf, pos + 1, end);
       if (eol < 0) break;
       const type = buf[pos];
-      let reply: RespReply | RedisReplyError;
+      let reply: RedisReply;
       let next = eol + 2;
       if (type === 43 /* + */) reply = eol - pos === 3 && buf[pos + 1] === 79 && buf[pos + 2] === 75 ? 'OK' : buf.toString('latin1', pos + 1, eol);
       else if (type === 36 /* $ */) {
@@ -277,10 +276,14 @@ export class RespPipeline {
         }
       } else if (type === 45 /* - */) reply = new RedisReplyError(buf.toString('latin1', pos + 1, eol));
       else if (type === 58 /* : */) reply = parseInteger(buf, pos + 1, eol);
-      else if (type === 95 /* _ (RESP3 null) */) reply = null;
       else {
-        socket.destroy(new Error(`unexpected Redis reply type ${JSON.stringify(String.fromCharCode(type!))}`));
-        return false;
+        next = readReply(buf, pos, end);
+        if (next === INCOMPLETE) break;
+        if (next === UNKNOWN_TYPE) {
+          socket.destroy(new Error(`unexpected Redis reply type ${JSON.stringify(String.fromCharCode(unknownType))}`));
+          return false;
+        }
+        reply = parsed;
       }
       pos = next;
       if (!this.settle(socket, reply)) return false;
@@ -300,7 +303,7 @@ export class RespPipeline {
   }
 
   /** Hands `reply` to the oldest pending command; false when the connection had to be dropped. */
-  private settle(socket: net.Socket, reply: RespReply | RedisReplyError): boolean {
+  private settle(socket: net.Socket, reply: RedisReply): boolean {
     const i = this.head;
     const resolve = this.resolvers[i];
     if (resolve === undefined) {
@@ -406,19 +409,63 @@ function parseInteger(buf: Buffer, from: number, to: number): number {
   return negative ? -n : n;
 }
 
-/** AUTH and SELECT for the credentials and database number in a redis:// URL. */
-function handshake(url: URL): string[][] {
-  const commands: string[][] = [];
-  // A unix:// URL's path is the socket's, so its credentials and database go in the query
-  // (unix:///run/redis.sock?db=2&password=…), as redis-py and node-redis read them.
-  const unix = isUnix(url);
-  const password = unix ? (url.searchParams.get('password') ?? '') : decodeURIComponent(url.password);
-  const username = unix ? (url.searchParams.get('username') ?? '') : decodeURIComponent(url.username);
-  if (password !== '') commands.push(username !== '' ? ['AUTH', username, password] : ['AUTH', password]);
-  const db = unix ? (url.searchParams.get('db') ?? '') : url.pathname.replace(/^\//, '');
-  if (db !== '' && db !== '0') {
-    if (!/^\d+$/.test(db)) throw new TypeError(`Redis database must be a number, got ${JSON.stringify(db)}`);
-    commands.push(['SELECT', db]);
+const INCOMPLETE = -1;
+const UNKNOWN_TYPE = -2;
+/** The reply readReply parsed last, and the type byte it did not know. */
+let parsed: RedisReply = null;
+let unknownType = 0;
+
+/**
+ * Reads the reply starting at buf[pos] (any RESP2 type, arrays nested to any depth, and RESP3's
+ * `_` null) into `parsed`: the position after it, INCOMPLETE when part of it is still in flight, or
+ * UNKNOWN_TYPE. An error inside an array is a RedisReplyError element, as EXEC answers.
+ */
+function readReply(buf: Buffer, pos: number, end: number): number {
+  const eol = lineEnd(buf, pos + 1, end);
+  if (eol < 0) return INCOMPLETE;
+  const type = buf[pos]!;
+  const next = eol + 2;
+  switch (type) {
+    case 43 /* + */:
+      parsed = buf.toString('latin1', pos + 1, eol);
+      return next;
+    case 45 /* - */:
+      parsed = new RedisReplyError(buf.toString('latin1', pos + 1, eol));
+      return next;
+    case 58 /* : */:
+      parsed = parseInteger(buf, pos + 1, eol);
+      return next;
+    case 95 /* _ */:
+      parsed = null;
+      return next;
+    case 36 /* $ */: {
+      const size = parseInteger(buf, pos + 1, eol);
+      if (size < 0) {
+        parsed = null;
+        return next;
+      }
+      if (end < next + size + 2) return INCOMPLETE;
+      parsed = buf.toString('utf8', next, next + size);
+      return next + size + 2;
+    }
+    case 42 /* * */: {
+      const count = parseInteger(buf, pos + 1, eol);
+      if (count < 0) {
+        parsed = null;
+        return next;
+      }
+      const items: RedisReply[] = [];
+      let at = next;
+      for (let i = 0; i < count; i++) {
+        at = readReply(buf, at, end);
+        if (at < 0) return at;
+        items.push(parsed);
+      }
+      parsed = items;
+      return at;
+    }
+    default:
+      unknownType = type;
+      return UNKNOWN_TYPE;
   }
-  return commands;
 }
