@@ -34,7 +34,7 @@ export function compileTrust(value: unknown): TrustFn | undefined {
   try {
     return proxyaddr.compile(list);
   } catch (err) {
-    throw new TypeError(`trust proxy: ${(err as Error).message} (expected addresses, CIDRs, loopback, linklocal or uniquelocal)`);
+    throw new TypeError(`trust proxy: ${(err as Error).message} (expected addresses, CIDRs, loopback, linklocal or uniquelocal)`, { cause: err });
   }
 }
 
