@@ -1,7 +1,19 @@
-/** @module auth The authentication layer's public surface (schemes, stores, OAuth), for `service.ts` and `src/index.ts`. */
+/**
+ * @module auth
+ * `roa/auth`: build an {@link Authenticator} from the schemes (Basic, HMAC, Bearer), their nonce
+ * stores and throttles, password and secret hashing, and the OAuth token service and router.
+ *
+ * @example
+ *   import { Authenticator, BasicScheme, hashPassword } from 'roa/auth';
+ *   const users = new Map([['ada', { name: 'ada', role: 'editor', passwordHash: await hashPassword('s3cret'), hmacSecret: null, createdAt: new Date() }]]);
+ *   const auth = new Authenticator([new BasicScheme({ store: { getUser: async (name) => users.get(name) } })]);
+ *   app.get('/me', auth.required(), (req, res) => res.json(req.locals.caller));
+ */
 export { CALLER_KEY, type AuthScheme, type Caller, type Role } from './scheme.js';
+/** The records the schemes read through their `store` (`getUser`, and `getClient` for OAuth). */
+export type { OAuthClient, User } from '../storage/store.js';
 export { Authenticator } from './authenticator.js';
-export { BasicScheme, parseBasic, type BasicSchemeOptions } from './basic.js';
+export { BasicScheme, parseBasic, type BasicCredentials, type BasicSchemeOptions } from './basic.js';
 export { HmacScheme, type HmacSchemeOptions } from './hmac.js';
 export { BearerScheme, type BearerSchemeOptions } from './bearer.js';
 export { insufficientScope, requireScope } from './scopes.js';
@@ -18,12 +30,13 @@ export {
   type ServerKey,
 } from './secret-box.js';
 export { NonceStoreUnavailableError, type NonceStore } from './nonce-store.js';
-export { MemoryNonceStore } from './memory-nonce-store.js';
+export { MemoryNonceStore, type MemoryNonceStoreOptions } from './memory-nonce-store.js';
 export { StoreNonceStore } from './store-nonce-store.js';
 export { createRedisNonceStore, RedisNonceStore, type RedisNonceStoreOptions } from './redis-nonce-store.js';
 export { generateClientSecret, generateToken, hashClientSecret, hashToken, verifyClientSecret } from './tokens.js';
-export { JwtAccessTokens, DEFAULT_JWT_KEY_FILE, type JwtAlg } from './jwt-keys.js';
-export { FailureThrottle, type ThrottleOptions } from './throttle.js';
-export { OAuthError } from './oauth-errors.js';
-export { OAuthTokenService, type OAuthOptions } from './oauth-token.js';
+export { JwtAccessTokens, DEFAULT_JWT_KEY_FILE, type JwtAlg, type JwtKeyOptions } from './jwt-keys.js';
+export { FailureThrottle, type AttemptThrottle, type ThrottleOptions } from './throttle.js';
+export { RedisFailureThrottle, type RedisThrottleOptions } from './redis-throttle.js';
+export { OAuthError, type OAuthErrorCode } from './oauth-errors.js';
+export { OAuthTokenService, type OAuthOptions, type OAuthStore } from './oauth-token.js';
 export { createOAuthRouter, type OAuthRouterOptions } from './oauth-router.js';
