@@ -23,6 +23,7 @@ import { skipOrFail } from '../helpers/services.js';
 const README = readFileSync('README.md', 'utf8');
 const SRC = pathToFileURL(resolve('src/index.ts')).href;
 const CLIENT = pathToFileURL(resolve('src/client/index.ts')).href;
+const RESOURCES = pathToFileURL(resolve('src/resources/index.ts')).href;
 
 /** The README's fenced blocks in `lang`, in order. */
 function blocks(lang: string): string[] {
@@ -120,7 +121,7 @@ describe('README: the resource example', () => {
       "const notes = { get: async (id: string) => (id === '7' ? stored : undefined), put: async () => ({ status: 'missing' }), delete: async () => 'missing' };",
       'const checkNote = (body: unknown) => body;',
     ].join('\n');
-    const code = replaced(block('ts', 'resourceHandler('), /from 'roa';/, `from '${SRC}';`);
+    const code = replaced(block('ts', 'resourceHandler('), /from 'roa\/resources';/, `from '${RESOURCES}';`);
     const { server } = await runModule<{ server: Server }>('resource', `${given}\n${code}\nexport const server = app.listen(0, '127.0.0.1');\n`);
     try {
       const base = await listening(server);
