@@ -33,6 +33,7 @@ export { NonceStoreUnavailableError, type NonceStore } from './nonce-store.js';
 export { MemoryNonceStore, type MemoryNonceStoreOptions } from './memory-nonce-store.js';
 export { StoreNonceStore } from './store-nonce-store.js';
 export { createRedisNonceStore, RedisNonceStore, type RedisNonceStoreOptions } from './redis-nonce-store.js';
+export type { RedisClientKind } from '../redis/redis-client.js';
 export { generateClientSecret, generateToken, hashClientSecret, hashToken, verifyClientSecret } from './tokens.js';
 export { JwtAccessTokens, DEFAULT_JWT_KEY_FILE, type JwtAlg, type JwtKeyOptions } from './jwt-keys.js';
 export { FailureThrottle, type AttemptThrottle, type ThrottleOptions } from './throttle.js';
