@@ -7,6 +7,12 @@ import type { Logger } from 'pino';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 
+/**
+ * Logs each request at `info` on a pino logger once its response has finished; nothing when the
+ * logger's level is above `info`.
+ * @example
+ *   app.use(accessLog(pino()));
+ */
 export function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!logger.isLevelEnabled('info')) {
