@@ -24,7 +24,7 @@ import { parseRedisClientKind } from './redis/open-redis.js';
 import type { RedisClientKind } from './redis/redis-client.js';
 import { sendProblem } from './errors/problem.js';
 import { createGateway, type Gateway } from './gateway/index.js';
-import { Purger } from './gateway/purger.js';
+import { Purger } from './resources/purger.js';
 import type { NextFunction, Request } from './http/request.js';
 import type { Response } from './http/response.js';
 import { accessLog } from './middleware/access-log.js';

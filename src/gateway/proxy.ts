@@ -13,7 +13,7 @@ import { Generations } from './generations.js';
 import { addVia, collectFields, fieldMap, passesToClient, type Field } from './headers.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
 import { badGateway, gatewayTimeout, sendProblem } from './problem.js';
-import { handlePurge } from './purge.js';
+import { handlePurge } from './purge-handler.js';
 import { buildStored, concatBody, freshen, serveStored, varyNames, varyValues, writeHit } from './stored-response.js';
 import { requestFraming, type Framing } from './request-framing.js';
 import { Upstream, UpstreamError } from './upstream.js';

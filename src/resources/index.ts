@@ -21,4 +21,4 @@ export {
 } from './resource.js';
 export { mayModify, rolePolicy, type Permission } from './policy.js';
 export type { WriteCondition } from '../storage/store.js';
-export { Purger, type PurgerLogger, type PurgerOptions, type PurgerStats } from '../gateway/purger.js';
+export { Purger, type PurgerLogger, type PurgerOptions, type PurgerStats } from './purger.js';

@@ -16,6 +16,7 @@ import {
   allowMethod, authenticate, authorize, checkPreconditions, chooseView, readInput, requireOwner, requireRecord, type ResourceSetup,
 } from './decisions.js';
 import type { Permission } from './policy.js';
+import type { PurgeTarget } from './purger.js';
 import { cacheControlFor } from './representation.js';
 
 /** One representation a resource can send (`application/xml`, `application/json`, ...). */
@@ -38,10 +39,7 @@ export type WriteOutcome<D> =
   | { status: 'created' | 'replaced'; doc: D; location?: string }
   | { status: 'missing' | 'precondition-failed' };
 
-export interface PurgeTarget {
-  urls: string[];
-  tags: string[];
-}
+export type { PurgeTarget } from './purger.js';
 
 export interface ResourceContext<D> {
   req: Request;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { skipReason, suiteNeeding } from '../helpers/services.js';
 import { startVarnish, varnishAvailable } from '../helpers/varnish.js';
 import type { VarnishInstance } from '../helpers/varnish.js';
-import { Purger } from '../../src/gateway/purger.js';
+import { Purger } from '../../src/resources/purger.js';
 
 const skip = skipReason(varnishAvailable(), 'varnishd with vmod_xkey not installed (run .ci/install-varnish.sh)');
 

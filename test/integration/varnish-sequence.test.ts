@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from '../helpers/node-test.js';
-import { Purger } from '../../src/gateway/purger.js';
+import { Purger } from '../../src/resources/purger.js';
 import { startService } from '../../src/service.js';
 import type { Store } from '../../src/storage/store.js';
 import { assertNegotiatesLikeService } from './negotiation-parity.js';

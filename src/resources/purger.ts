@@ -1,4 +1,4 @@
-/** @module gateway/purger — fans PURGE (by URL and by xkey tag) out to every cache node, retrying failed nodes in the background. */
+/** @module resources/purger — the origin side of caching: after a write it fans PURGE (by URL and by xkey tag) out to every cache node, retrying failed nodes in the background. */
 import { Pool } from 'undici';
 
 /** What to invalidate after a write: request paths (`/article/7`) and surrogate keys (`article-7`). */

@@ -1,4 +1,4 @@
-/** @module test/gateway/purger — Purger against real loopback node:http servers standing in for cache nodes. */
+/** @module test/resources/purger — Purger against real loopback node:http servers standing in for cache nodes. */
 import { describe, it, afterEach } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -6,8 +6,8 @@ import type { IncomingMessage, ServerResponse, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Purger } from '../../src/gateway/purger.js';
-import type { PurgerLogger } from '../../src/gateway/purger.js';
+import { Purger } from '../../src/resources/purger.js';
+import type { PurgerLogger } from '../../src/resources/purger.js';
 
 interface Seen {
   method: string;
@@ -276,7 +276,7 @@ describe('Purger', () => {
 
   it('close() cancels timers so the process exits promptly', async () => {
     const port = await closedPort();
-    const purgerUrl = new URL('../../src/gateway/purger.ts', import.meta.url).href;
+    const purgerUrl = new URL('../../src/resources/purger.ts', import.meta.url).href;
     // A child with a down node (retries pending for 60 s) and a delayed purge scheduled: it
     // exits within the bound only if close() clears every timer and socket.
     const script = `

@@ -1,6 +1,6 @@
 /**
- * @module gateway/purge
- * PURGE handling: one URL (every Vary variant) or, with `xkey`, every response carrying a tag.
+ * @module gateway/purge-handler
+ * The gateway's PURGE receiver: one URL (every Vary variant) or, with `xkey`, every response carrying a tag.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../errors/http-error.js';
