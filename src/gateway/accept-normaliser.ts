@@ -3,6 +3,14 @@
  * Collapses a request's Accept to one supported media type so `Vary: Accept` does not fragment the cache.
  */
 import { negotiate } from '../http/accepts.js';
+import { BoundedMap } from '../util/bounded-map.js';
+
+/**
+ * The representations roa's article service serves, in its order of preference; the embedded gateway
+ * normalises Accept to these. Listing a type the origin cannot produce would turn a browser's
+ * Accept (text/html first, then XML, then any) into a 406.
+ */
+export const ROA_MEDIA_TYPES = ['application/xml', 'application/json'];
 
 /**
  * Returns a function mapping an Accept value to the type the origin would choose among `supported`,
@@ -18,13 +26,14 @@ import { negotiate } from '../http/accepts.js';
 export function acceptNormaliser(supported: readonly string[]): (accept: string | undefined) => string | undefined {
   if (supported.length === 0) throw new TypeError('normaliseAccept: give at least one media type');
   const types = supported.map((t) => t.toLowerCase());
-  const memo = new Map<string, string>();
+  // Keyed by what clients send, so bounded.
+  const memo = new BoundedMap<string, string>(1000);
   return (accept) => {
     if (accept === undefined || accept.trim() === '') return types[0];
     const known = memo.get(accept);
     if (known !== undefined) return known;
     const result = negotiate(accept, types) ?? accept;
-    if (memo.size < 1000) memo.set(accept, result);
+    memo.set(accept, result);
     return result;
   };
 }

@@ -4,7 +4,7 @@
  */
 
 /** RFC 9110 §7.6.1: connection-specific fields a proxy must not forward (plus the legacy ones). */
-const HOP_BY_HOP = new Set([
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
 ]);
 

@@ -1,0 +1,82 @@
+/**
+ * @module gateway/forward
+ * Passing a request through to the origin and relaying its answer, for what the cache does not answer.
+ */
+import type { IncomingMessage, InformationEvent, ServerResponse } from 'node:http';
+import type { GatewayContext } from './gateway-context.js';
+import { addVia, collectFields, fieldMap, passesToClient, type Field } from './headers.js';
+import { invalidate } from './invalidation.js';
+import { badGateway, gatewayTimeout, sendProblem } from './problem.js';
+import { requestFraming } from './request-framing.js';
+import { upstreamHeaders } from './upstream-headers.js';
+import { UpstreamError } from './upstream.js';
+
+/**
+ * Passes a request through unchanged (any method, with its body); never stores. `invalidates`:
+ * an unsafe method, whose 2xx/3xx drops what is stored for its target (RFC 9111 §4.4).
+ */
+export function forward(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, cacheStatus: string, invalidates: boolean): void {
+  ctx.counters.misses++;
+  // GET and HEAD get here without content: scanRequest refused any.
+  const framing = req.method === 'GET' || req.method === 'HEAD' ? undefined : requestFraming(req);
+  ctx.upstream.send({
+    method: req.method!,
+    path: req.url!,
+    headers: upstreamHeaders(ctx, req, undefined, framing),
+    body: framing === undefined ? undefined : req,
+    onInformation: interim(res),
+  }).then((up) => {
+    const status = up.statusCode ?? 502;
+    const fields = collectFields(up.rawHeaders);
+    const map = fieldMap(fields);
+    if (invalidates && status >= 200 && status < 400) invalidate(ctx, req, map);
+    if (res.destroyed) {
+      // The client left before the answer ('close' has fired already): drop the transfer, which
+      // would otherwise stall half-read on the upstream connection until it timed out.
+      up.destroy();
+      return;
+    }
+    res.writeHead(status, up.statusMessage, outgoing(fields, map.via, cacheStatus));
+    up.pipe(res);
+    up.on('error', () => res.destroy());
+    res.on('close', () => {
+      if (!res.writableFinished) up.destroy();
+    });
+  }, (err: unknown) => {
+    req.resume();
+    upstreamFailure(ctx, res, err);
+  });
+}
+
+/** Answers a request the origin failed: 504 problem on a timeout, else 502. */
+export function upstreamFailure(ctx: GatewayContext, res: ServerResponse, err: unknown): void {
+  const e = err instanceof UpstreamError ? err : new UpstreamError('unreachable', String(err));
+  ctx.logger.warn({ err: e.message, kind: e.kind }, 'gateway: upstream failure');
+  sendProblem(res, e.kind === 'timeout' ? gatewayTimeout(e.message) : badGateway(e.message), 'roa; fwd=miss; detail=origin-error');
+}
+
+/** Response fields for the client: the origin's, plus this hop's Via, X-Cache and Cache-Status (RFC 9211). */
+export function outgoing(fields: readonly Field[], via: string | undefined, cacheStatus: string): string[] {
+  const out: string[] = [];
+  for (const f of fields) if (passesToClient(f)) out.push(f.name, f.value);
+  out.push('Via', addVia(via, 'roa'), 'X-Cache', 'MISS', 'Cache-Status', cacheStatus);
+  return out;
+}
+
+/**
+ * Forwards 1xx interim responses (RFC 9110 §15.2) other than 101, which node handles itself. The
+ * origin's `100 Continue` reaches a client that sent Expect (RFC 9110 §10.1.1): the origin decides
+ * whether it wants the body.
+ */
+export function interim(res: ServerResponse): (info: InformationEvent) => void {
+  return (info) => {
+    if (info.statusCode === 101 || res.headersSent || res.socket === null) return;
+    if (info.statusCode === 100) {
+      if (res.req.headers.expect !== undefined) res.writeContinue();
+      return;
+    }
+    let head = `HTTP/1.1 ${info.statusCode} ${info.statusMessage}\r\n`;
+    for (let i = 0; i < info.rawHeaders.length; i += 2) head += `${info.rawHeaders[i]}: ${info.rawHeaders[i + 1]}\r\n`;
+    res.socket.write(head + '\r\n');
+  };
+}
