@@ -14,7 +14,8 @@ export interface RunGatewayOptions extends GatewayOptions {
 /**
  * Starts a standalone gateway. Standalone it fronts an arbitrary origin, so Accept is left
  * untouched unless `normaliseAccept` is given, and the cache key includes the Host clients
- * name (RFC 9111 §2) unless `keyByHost: false` is given.
+ * name (RFC 9111 §2) unless `keyByHost: false` is given. Without `fastPaths` it follows
+ * `ROA_FAST_PATHS`, so `ROA_FAST_PATHS=0 roa gateway …` runs it without turn flushing.
  * @example
  *   const { gateway } = await runGateway({ upstream: 'http://127.0.0.1:8000', port: 8080 });
  */
