@@ -236,11 +236,30 @@ export class NodeRedisClient implements RedisClient {
 
 const asIs = (reply: RedisReply): RedisReply => reply;
 
-/** Closes a client once its pending replies are in, or destroys it after `timeoutMs`. */
-export async function closeNodeRedis(client: NodeRedis, timeoutMs: number): Promise<void> {
-  const timer = setTimeout(() => destroy(client), timeoutMs);
-  await client.close().catch(() => destroy(client));
-  clearTimeout(timer);
+/**
+ * Closes a client once its pending replies are in. A client not connected is destroyed at once; one
+ * whose Redis stays silent past `timeoutMs` is let go (unref'd: node-redis cannot destroy a client
+ * already closing), so it never holds the process open.
+ */
+export function closeNodeRedis(client: NodeRedis, timeoutMs: number): Promise<void> {
+  if (!client.isReady) {
+    destroy(client);
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      client.unref();
+      resolve();
+    }, timeoutMs);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.close().then(done, () => {
+      destroy(client);
+      done();
+    });
+  });
 }
 
 /** Destroys a client, failing its pending commands (a client that closed itself refuses; that is fine). */

@@ -7,6 +7,7 @@ import { createClient } from 'redis';
 import { MemoryNonceStore } from '../../src/auth/memory-nonce-store.js';
 import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';
 import { createRedisNonceStore } from '../../src/auth/redis-nonce-store.js';
+import { REDIS_CLIENT_KINDS } from '../../src/redis/redis-client.js';
 import { StoreNonceStore } from '../../src/auth/store-nonce-store.js';
 import { HmacScheme } from '../../src/auth/hmac.js';
 import { generateHmacSecret, sealHmacSecret, SecretBox } from '../../src/auth/secret-box.js';
@@ -51,10 +52,10 @@ describe('StoreNonceStore', () => {
 
 const redisSkip = skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`);
 
-describe('RedisNonceStore', () => {
+for (const client of REDIS_CLIENT_KINDS) describe(`RedisNonceStore (${client})`, () => {
   const { it, after } = suiteNeeding(redisSkip);
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:`;
-  const store = createRedisNonceStore(REDIS_URL, { prefix });
+  const store = createRedisNonceStore(REDIS_URL, { prefix, client });
   const admin = createClient({ url: REDIS_URL });
   admin.on('error', () => {});
 
@@ -96,7 +97,7 @@ describe('RedisNonceStore', () => {
     assert.deepEqual(results, [true, true, false, true, false]);
   });
   it('lets one of two instances win each nonce when both ask at once', async () => {
-    const other = createRedisNonceStore(REDIS_URL, { prefix });
+    const other = createRedisNonceStore(REDIS_URL, { prefix, client });
     try {
       for (let i = 0; i < 20; i++) {
         const results = await Promise.all([store.consume(`two:${i}`, 60_000), other.consume(`two:${i}`, 60_000), store.consume(`two:${i}`, 60_000)]);
@@ -120,7 +121,7 @@ describe('RedisNonceStore', () => {
       });
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const stalled = createRedisNonceStore(`redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`, { prefix, connectTimeoutMs: 500, commandTimeoutMs: 300 });
+    const stalled = createRedisNonceStore(`redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`, { prefix, connectTimeoutMs: 500, commandTimeoutMs: 300, client });
     try {
       const t0 = Date.now();
       await assert.rejects(stalled.consume('stalled', 60_000), NonceStoreUnavailableError);
@@ -138,9 +139,9 @@ describe('RedisNonceStore', () => {
   });
 });
 
-describe('RedisNonceStore without Redis', () => {
+for (const client of REDIS_CLIENT_KINDS) describe(`RedisNonceStore (${client}) without Redis`, () => {
   it('rejects quickly (fail closed) when Redis is unreachable', async () => {
-    const down = createRedisNonceStore('redis://127.0.0.1:1', { connectTimeoutMs: 200, commandTimeoutMs: 300 });
+    const down = createRedisNonceStore('redis://127.0.0.1:1', { connectTimeoutMs: 200, commandTimeoutMs: 300, client });
     const t0 = Date.now();
     await assert.rejects(down.consume('x', 1000), NonceStoreUnavailableError);
     assert.ok(Date.now() - t0 < 30_000);

@@ -4,17 +4,19 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
+import { REDIS_CLIENT_KINDS } from '../../src/redis/redis-client.js';
 import { dropRedisPrefix, redisReachable, skipOrFail, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
 
 const REDIS_URL = TEST_REDIS_URL;
 
 const redisSkip = skipReason(await redisReachable(), `Redis not reachable at ${REDIS_URL}`);
 
-describe('RedisFailureThrottle', () => {
+for (const client of REDIS_CLIENT_KINDS) describe(`RedisFailureThrottle (${client})`, () => {
   const { it, before, after } = suiteNeeding(redisSkip);
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:throttle:`;
   // Two instances of the service, one Redis.
@@ -22,8 +24,8 @@ describe('RedisFailureThrottle', () => {
   let b!: RedisFailureThrottle;
   let admin!: ReturnType<typeof createClient>;
   before(() => {
-    a = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000 });
-    b = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000 });
+    a = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000, client });
+    b = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 3, windowMs: 60_000, client });
     admin = createClient({ url: REDIS_URL });
     admin.on('error', () => {});
   });
@@ -43,7 +45,7 @@ describe('RedisFailureThrottle', () => {
   });
 
   it('keeps each count only for its window: the key expires with it', async () => {
-    const short = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 2, windowMs: 1000 });
+    const short = new RedisFailureThrottle(REDIS_URL, { prefix, limit: 2, windowMs: 1000, client });
     try {
       await short.attempt('user:w', '192.0.2.1');
       if (!admin.isOpen) await admin.connect();
@@ -55,9 +57,9 @@ describe('RedisFailureThrottle', () => {
   });
 });
 
-describe('RedisFailureThrottle without Redis', () => {
+for (const client of REDIS_CLIENT_KINDS) describe(`RedisFailureThrottle (${client}) without Redis`, () => {
   it("falls back to the instance's own count at once: still throttled, never an error", async () => {
-    const t = new RedisFailureThrottle('redis://127.0.0.1:1', { limit: 2, windowMs: 60_000, commandTimeoutMs: 200 });
+    const t = new RedisFailureThrottle('redis://127.0.0.1:1', { limit: 2, windowMs: 60_000, commandTimeoutMs: 200, client });
     try {
       assert.equal(await t.attempt('client:z', '192.0.2.1'), 0);
       assert.equal(await t.attempt('client:z', '192.0.2.1'), 0);
@@ -66,6 +68,22 @@ describe('RedisFailureThrottle without Redis', () => {
       assert.ok((await t.attempt('client:z', '192.0.2.1')) > 0);
     } finally {
       await t.close();
+    }
+  });
+});
+
+for (const client of REDIS_CLIENT_KINDS) describe(`RedisFailureThrottle (${client}) with a Redis that stops answering`, () => {
+  it('lets the local count answer once the deadline passes: still throttled, never hanging', async () => {
+    // Accepts connections and never answers anything.
+    const silent = createServer((socket) => socket.on('error', () => {}));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const t = new RedisFailureThrottle(`redis://127.0.0.1:${(silent.address() as AddressInfo).port}`, { limit: 1, windowMs: 60_000, commandTimeoutMs: 200, client });
+    try {
+      assert.equal(await t.attempt('client:s', '192.0.2.1'), 0);
+      assert.ok((await t.attempt('client:s', '192.0.2.1')) > 0);
+    } finally {
+      await t.close();
+      silent.close();
     }
   });
 });
@@ -94,7 +112,7 @@ describe('loading roa', () => {
   });
 });
 
-describe('RedisFailureThrottle on a Unix socket', () => {
+for (const client of REDIS_CLIENT_KINDS) describe(`RedisFailureThrottle (${client}) on a Unix socket`, () => {
   it('counts in a redis-server reached by a unix:// URL, as roa serve --redis documents', async (t) => {
     if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) return skipOrFail(t, 'redis-server not installed');
     const dir = mkdtempSync(join(tmpdir(), 'roa-redis-unix-'));
@@ -107,7 +125,7 @@ describe('RedisFailureThrottle on a Unix socket', () => {
         if (Date.now() > end) assert.fail('redis-server did not create its socket');
         await new Promise((r) => setTimeout(r, 20));
       }
-      for (const url of [`unix://${socket}?db=3`, `redis+unix://${socket}?db=3`]) throttles.push(new RedisFailureThrottle(url, { limit: 2, windowMs: 60_000, commandTimeoutMs: 5000 }));
+      for (const url of [`unix://${socket}?db=3`, `redis+unix://${socket}?db=3`]) throttles.push(new RedisFailureThrottle(url, { limit: 2, windowMs: 60_000, commandTimeoutMs: 5000, client }));
       const [a, b] = throttles;
       assert.equal(await a!.attempt('user:u', '192.0.2.9'), 0);
       assert.equal(await b!.attempt('user:u', '192.0.2.9'), 0);

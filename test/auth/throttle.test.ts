@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
+import { REDIS_CLIENT_KINDS } from '../../src/redis/redis-client.js';
 import { FailureThrottle, type AttemptThrottle, type ThrottleOptions } from '../../src/auth/throttle.js';
 import { sourceKey } from '../../src/auth/source-address.js';
 import { dropRedisPrefix, redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
@@ -94,7 +95,8 @@ throttleCases('in-memory', (o) => new FailureThrottle(o));
 
 const reachable = await redisReachable();
 const prefix = `roa-test:${randomBytes(6).toString('hex')}:throttle:`;
-throttleCases('Redis', (o) => new RedisFailureThrottle(TEST_REDIS_URL, { prefix, ...o }), skipReason(reachable, `Redis not reachable at ${TEST_REDIS_URL}`));
+const redisSkip = skipReason(reachable, `Redis not reachable at ${TEST_REDIS_URL}`);
+for (const client of REDIS_CLIENT_KINDS) throttleCases(`Redis (${client})`, (o) => new RedisFailureThrottle(TEST_REDIS_URL, { prefix, client, ...o }), redisSkip);
 if (reachable) {
   after(async () => {
     const admin = createClient({ url: TEST_REDIS_URL });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createClient } from 'redis';
 import { encodeCommand, RedisReplyError, RespClient } from '../../src/redis/resp-client.js';
 import { createRedisNonceStore } from '../../src/auth/redis-nonce-store.js';
+import { REDIS_CLIENT_KINDS } from '../../src/redis/redis-client.js';
 import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';
 import { skipReason, suiteNeeding } from '../helpers/services.js';
 
@@ -90,6 +91,26 @@ describe('RespClient', () => {
       assert.ok((results[4] as PromiseRejectedResult).reason instanceof RedisReplyError);
       assert.match(String((results[4] as PromiseRejectedResult).reason.message), /ERR wrong/);
       assert.deepEqual(results.slice(5).map((r) => (r as PromiseFulfilledResult<unknown>).value), [null, '']);
+    });
+  });
+
+  it('parses arrays (nested, empty, nil, with nils and errors inside), also when split at any byte', async () => {
+    const replies = Buffer.from('*3\r\n$1\r\na\r\n:-2\r\n*2\r\n*0\r\n$-1\r\n*-1\r\n*2\r\n-ERR inner\r\n$3\r\nhé\r\n+OK\r\n', 'utf8');
+    await withScripted((socket, data) => {
+      if (commandsIn(data) === 0) return;
+      let i = 0;
+      const drip = () => {
+        if (i >= replies.length) return;
+        socket.write(replies.subarray(i, ++i), () => setImmediate(drip));
+      };
+      drip();
+    }, async (redis) => {
+      const [nested, nil, withError, after] = await Promise.all(Array.from({ length: 4 }, () => redis.command(['PING'])));
+      assert.deepEqual(nested, ['a', -2, [[], null]]);
+      assert.equal(nil, null);
+      assert.ok(Array.isArray(withError) && withError[0] instanceof RedisReplyError && /ERR inner/.test(withError[0].message));
+      assert.equal(withError[1], 'hé');
+      assert.equal(after, 'OK', 'the connection reads on after an array');
     });
   });
 
@@ -312,13 +333,13 @@ const haveRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignor
 
 const redisServerSkip = skipReason(haveRedisServer, 'no redis-server binary on PATH');
 
-describe('RespClient on a redis-server over a Unix socket', () => {
+for (const client of REDIS_CLIENT_KINDS) describe(`the Redis nonce store (${client}) on a redis-server over a Unix socket`, () => {
   const { it } = suiteNeeding(redisServerSkip);
   it('records nonces: the first use is fresh, the second is not', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-redis-'));
     const path = join(dir, 'redis.sock');
     const child = spawn('redis-server', ['--port', '0', '--unixsocket', path, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const store = createRedisNonceStore(`unix://${path}`, { ...OPTS, prefix: 'roa-test:' });
+    const store = createRedisNonceStore(`unix://${path}`, { ...OPTS, prefix: 'roa-test:', client });
     try {
       // A generous start-up allowance: a busy machine may take seconds to start redis-server.
       const deadline = Date.now() + 60_000;
@@ -342,7 +363,7 @@ describe('RespClient on a redis-server over a Unix socket', () => {
 
 const redisSkip = skipReason(await reachable(), `Redis not reachable at ${REDIS_URL}`);
 
-describe('RespClient on Redis', () => {
+for (const client of REDIS_CLIENT_KINDS) describe(`the Redis nonce store (${client}): URL database and credentials`, () => {
   const { it, after } = suiteNeeding(redisSkip);
   const prefix = `roa-test:${randomBytes(6).toString('hex')}:`;
   const admin = createClient({ url: REDIS_URL });
@@ -360,7 +381,7 @@ describe('RespClient on Redis', () => {
   it('selects the database named in the URL', async () => {
     const url = new URL(REDIS_URL);
     url.pathname = '/3';
-    const store = createRedisNonceStore(url.href, { prefix });
+    const store = createRedisNonceStore(url.href, { prefix, client });
     try {
       assert.equal(await store.consume('in-db-3', 60_000), true);
     } finally {
@@ -377,7 +398,7 @@ describe('RespClient on Redis', () => {
     const url = new URL(REDIS_URL);
     url.username = 'roa-nobody';
     url.password = 'wrong';
-    const store = createRedisNonceStore(url.href, { prefix, ...OPTS });
+    const store = createRedisNonceStore(url.href, { prefix, ...OPTS, client });
     try {
       await assert.rejects(store.consume('never', 60_000), NonceStoreUnavailableError);
     } finally {
