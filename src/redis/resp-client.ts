@@ -45,23 +45,18 @@ function capture(resolve: (value: unknown) => void, reject: (err: Error) => void
 /**
  * A turn's commands go out together in one write at its end (setImmediate, after the turn's
  * responses), at most this many per write so one huge turn does not build one huge string.
- *
- * Why not sooner: on a loaded service every write to Redis is a syscall that also runs the loopback
- * delivery and wakes redis-server, costing tens of microseconds in a VM. An earlier version sent
- * every dozen commands, to let replies come back while the turn was still working; that measured
- * worse than one write per turn, for the service and for redis-server (interleaved A/B runs; the
- * figures are in bench/RESULTS.md's git history).
+ * Not sooner: on a loaded service every write to Redis is a syscall that also runs the loopback
+ * delivery and wakes redis-server, so fewer, fuller writes cost less CPU on both sides.
  */
 const MAX_BATCH = 128;
 /**
  * A turn's batch smaller than this waits while an earlier batch is unanswered, and leaves with the
  * commands of the turn its reply arrives in (at that turn's end). Under load the requests waiting on
  * Redis split into cohorts, one per batch in flight, and a small cohort's write costs as much as a
- * big one's: a syscall, and a wake-up of redis-server. Merging small ones into the next turn's batch
- * cut the service's CPU per signed request (an interleaved A/B; figures in bench/RESULTS.md's git
- * history). Batches of this size or more go at once, so a busy service
- * never waits on Redis with work queued (the same rule for every batch measured worse), and with
- * nothing in flight nothing waits at all: a lone request pays no extra round trip.
+ * big one's: a syscall, and a wake-up of redis-server; merging small ones into the next turn's
+ * batch saves those. Batches of this size or more go at once, so a busy service never waits on
+ * Redis with work queued, and with nothing in flight nothing waits at all: a lone request pays no
+ * extra round trip.
  */
 const SMALL_BATCH = 16;
 const MIN_BACKOFF_MS = 100;

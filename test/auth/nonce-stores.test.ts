@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo } from 'node:net';
-import { after, describe, it } from '../helpers/node-test.js';
+import { describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { MemoryNonceStore } from '../../src/auth/memory-nonce-store.js';
 import { NonceStoreUnavailableError } from '../../src/auth/nonce-store.js';

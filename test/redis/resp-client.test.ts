@@ -1,5 +1,5 @@
 /** @module test/redis/resp-client roa's pipelined RESP client: reply parsing, batching, failure and back-off, handshake on real Redis. */
-import { after, describe, it, type TestContext } from '../helpers/node-test.js';
+import { describe, it, type TestContext } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from '../helpers/node-test.js';
+import { describe } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { generateClientSecret } from '../../src/auth/tokens.js';
 import { redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
