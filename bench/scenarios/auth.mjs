@@ -89,14 +89,22 @@ export default {
     `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}${REDIS_REALTIME ? ', SCHED_FIFO when allowed' : ''}, over loopback TCP and, as hmac-nonce-redis-unix, over its Unix socket` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
   subject: 'anonymous',
   baseline: 'anonymous',
-  peers: ['anonymous-fed', 'basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-redis', ...(ownRedis ? ['hmac-nonce-redis-unix'] : []), 'bearer-opaque', 'bearer-jwt'],
+  peers: ['anonymous-fed', 'basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-sqlite-log', 'hmac-nonce-redis', 'hmac-nonce-redis-resp', ...(ownRedis ? ['hmac-nonce-redis-unix'] : []), 'bearer-opaque', 'bearer-jwt'],
   servers: [
     nodeServer('anonymous', 'articles-roa'),
     nodeServer('anonymous-fed', 'articles-roa', {}, { prepare: anonymousFeed }),
     nodeServer('basic', 'articles-roa', {}, { prepare: fixed({ Authorization: basicHeader() }) }),
     nodeServer('hmac-minimal', 'articles-roa', {}, { prepare: async ({ request }) => ({ headers: sign(request, { minimal: true }) }) }),
     nodeServer('hmac-nonce-sqlite', 'articles-roa', {}, { prepare: nonceFeed }),
+    // The SQLite nonce log (`--sqlite-nonce-log`), the opt-in for very high signed-request rates.
+    nodeServer('hmac-nonce-sqlite-log', 'articles-roa', { BENCH_SQLITE_NONCE_LOG: '1' }, { prepare: nonceFeed }),
     nodeServer('hmac-nonce-redis', 'articles-roa', { BENCH_REDIS: REDIS_URL }, {
+      prepare: nonceFeed,
+      outsidePids: redisPids,
+      outsideName: 'redis-server',
+    }),
+    // The same with roa's own RESP client (`--redis-client resp`) instead of node-redis, the default.
+    nodeServer('hmac-nonce-redis-resp', 'articles-roa', { BENCH_REDIS: REDIS_URL, ROA_REDIS_CLIENT: 'resp' }, {
       prepare: nonceFeed,
       outsidePids: redisPids,
       outsideName: 'redis-server',

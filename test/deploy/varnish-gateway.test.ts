@@ -1,5 +1,5 @@
 /** @module test/deploy/varnish-gateway — the shipped VCL on a real varnishd in front of a loopback origin, and the Purger fanning out to two nodes. */
-import { describe, it, before, after } from '../helpers/node-test.js';
+import { describe } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';

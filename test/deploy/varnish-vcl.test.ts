@@ -1,5 +1,5 @@
 /** @module test/deploy/varnish-vcl — the shipped VCL compiles with the installed varnishd and vmod_xkey. */
-import { describe, it } from '../helpers/node-test.js';
+import { describe } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';

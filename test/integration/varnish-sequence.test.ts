@@ -8,7 +8,7 @@
  * `deps.purger` (read on every write, see `Service.deps`).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from '../helpers/node-test.js';
+import { describe } from '../helpers/node-test.js';
 import { Purger } from '../../src/resources/purger.js';
 import { startService } from '../../src/service.js';
 import type { Store } from '../../src/storage/store.js';
