@@ -261,8 +261,26 @@ export function countDrained(req: Request, chunk: Buffer): boolean {
   }
   req[DRAIN_LEFT] = undefined;
   const socket = req.socket;
-  process.nextTick(() => socket.destroy());
+  process.nextTick(() => closeLingering(socket));
   return false;
+}
+
+/** How long a connection cut past the drain bound may still take (and discard) its client's bytes. */
+const LINGER_MS = 2_000;
+
+/**
+ * Closes a connection whose client is still sending a body nobody reads: a lingering close
+ * (RFC 9112 §9.6, as nginx and Apache do). Sending FIN after the response and discarding what
+ * arrives gives the client time to read the response; destroying at once would answer its next
+ * write with a reset that can destroy the response it has not read yet (a gateway in front would
+ * report 502 for a 413). The socket is destroyed when the client closes or after LINGER_MS.
+ */
+function closeLingering(socket: Socket): void {
+  if (socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  socket.end();
 }
 
 /**
