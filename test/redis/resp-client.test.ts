@@ -51,6 +51,19 @@ async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
+/** A scripted server's answer to the first commands: `replies` one byte per write, each flushed on its own. */
+function dripOnCommand(replies: Buffer): (socket: Socket, data: string) => void {
+  return (socket, data) => {
+    if (commandsIn(data) === 0) return;
+    let i = 0;
+    const drip = (): void => {
+      if (i >= replies.length) return;
+      socket.write(replies.subarray(i, ++i), () => setImmediate(drip));
+    };
+    drip();
+  };
+}
+
 /** Runs `test` with a pipeline to a scripted server, closing both afterwards. */
 async function withScripted(
   onData: (socket: Socket, data: string) => void,
@@ -75,16 +88,7 @@ describe('RespClient', () => {
   it('parses every reply type, also when replies arrive split at any byte', async () => {
     // The bulk string is 5 bytes in UTF-8 (é takes two) and holds a CRLF of its own.
     const replies = Buffer.from('+OK\r\n$-1\r\n$5\r\nhé\r\n\r\n:42\r\n-ERR wrong\r\n_\r\n$0\r\n\r\n', 'utf8');
-    await withScripted((socket, data) => {
-      if (commandsIn(data) === 0) return;
-      // One byte per write, each flushed on its own.
-      let i = 0;
-      const drip = () => {
-        if (i >= replies.length) return;
-        socket.write(replies.subarray(i, ++i), () => setImmediate(drip));
-      };
-      drip();
-    }, async (redis) => {
+    await withScripted(dripOnCommand(replies), async (redis) => {
       const results = await Promise.allSettled(Array.from({ length: 7 }, (_, i) => redis.command(['PING', String(i)])));
       assert.deepEqual(results.slice(0, 4).map((r) => (r as PromiseFulfilledResult<unknown>).value), ['OK', null, 'hé\r\n', 42]);
       assert.equal(results[4]!.status, 'rejected');
@@ -96,15 +100,7 @@ describe('RespClient', () => {
 
   it('parses arrays (nested, empty, nil, with nils and errors inside), also when split at any byte', async () => {
     const replies = Buffer.from('*3\r\n$1\r\na\r\n:-2\r\n*2\r\n*0\r\n$-1\r\n*-1\r\n*2\r\n-ERR inner\r\n$3\r\nhé\r\n+OK\r\n', 'utf8');
-    await withScripted((socket, data) => {
-      if (commandsIn(data) === 0) return;
-      let i = 0;
-      const drip = () => {
-        if (i >= replies.length) return;
-        socket.write(replies.subarray(i, ++i), () => setImmediate(drip));
-      };
-      drip();
-    }, async (redis) => {
+    await withScripted(dripOnCommand(replies), async (redis) => {
       const [nested, nil, withError, after] = await Promise.all(Array.from({ length: 4 }, () => redis.command(['PING'])));
       assert.deepEqual(nested, ['a', -2, [[], null]]);
       assert.equal(nil, null);
