@@ -7,6 +7,15 @@ export interface PurgeTarget {
   tags: string[];
 }
 
+/**
+ * A cache in this process (the embedded gateway's `invalidate`): purged by a call rather than a PURGE
+ * request, which a gateway serving only TLS, under a certificate for its public name, could not take
+ * from loopback without the purger trusting that certificate for an address it does not name.
+ */
+export interface LocalCache {
+  invalidate(target: PurgeTarget): number;
+}
+
 /** Minimal logger shape; pino's `Logger` satisfies it. */
 export interface PurgerLogger {
   info(o: object, m?: string): void;
@@ -17,6 +26,8 @@ export interface PurgerLogger {
 export interface PurgerOptions {
   /** Base URLs of the cache nodes, e.g. `['http://127.0.0.1:8080']`. A path part is prefixed to every purged path. */
   nodes: string[];
+  /** Caches in this process, invalidated by a call at each purge (and at the delayed purge). Default none. */
+  localCaches?: LocalCache[];
   /** Read-your-writes bound: `purge()` resolves at the latest after this long. Default 2000. */
   timeoutMs?: number;
   /** A second purge of the same target after this delay (closes the race with a fill that was in flight). Default 1000; 0 = off. */
@@ -73,6 +84,7 @@ const MAX_XKEY_HEADER = 4000;
  */
 export class Purger {
   readonly #nodes: { pool: Pool; prefix: string; name: string }[];
+  readonly #localCaches: LocalCache[];
   readonly #timeoutMs: number;
   readonly #delayedPurgeMs: number;
   readonly #retryDeadlineMs: number;
@@ -94,6 +106,7 @@ export class Purger {
     this.#retryMaxMs = Math.max(this.#retryBaseMs, nonNegative('retryMaxMs', opts.retryMaxMs, 10_000));
     this.#host = opts.host;
     this.#log = opts.logger ?? SILENT;
+    this.#localCaches = opts.localCaches ?? [];
     this.#nodes = opts.nodes.map((base) => {
       let url: URL;
       try {
@@ -146,6 +159,7 @@ export class Purger {
   }
 
   #round(target: PurgeTarget, delayed: boolean): Promise<void> {
+    for (const cache of this.#localCaches) cache.invalidate(target);
     const requests = this.#requests(target);
     if (requests.length === 0 || this.#nodes.length === 0) return Promise.resolve();
     const deadline = Date.now() + this.#retryDeadlineMs;

@@ -100,6 +100,26 @@ async function until(cond: () => boolean, ms: number, what: string): Promise<voi
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 describe('Purger', () => {
+  it('invalidates caches in this process by a call, at the purge and again at the delayed purge, beside the HTTP nodes', async () => {
+    const a = await fakeNode();
+    const calls: { urls: string[]; tags: string[] }[] = [];
+    const local = { invalidate: (t: { urls: string[]; tags: string[] }) => calls.push(t) };
+    const p = purger({ nodes: [a.url], localCaches: [local], delayedPurgeMs: 50, timeoutMs: 60_000 });
+    await p.purge({ urls: ['/article/7'], tags: ['article-7'] });
+    assert.deepEqual(calls, [{ urls: ['/article/7'], tags: ['article-7'] }]);
+    assert.equal(a.seen.length, 2);
+    await until(() => calls.length === 2, 30_000, 'the delayed purge of the local cache');
+    assert.deepEqual(calls[1], calls[0]);
+  });
+
+  it('purges local caches alone when there are no HTTP nodes', async () => {
+    let purged = 0;
+    const p = purger({ nodes: [], localCaches: [{ invalidate: () => ++purged }], delayedPurgeMs: 0 });
+    await p.purge({ urls: ['/x'], tags: [] });
+    assert.equal(purged, 1);
+    assert.equal(p.stats().sent, 0);
+  });
+
   it('fans PURGE for every url and one xkey PURGE out to every node in parallel', async () => {
     const a = await fakeNode();
     const b = await fakeNode();
