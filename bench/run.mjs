@@ -10,15 +10,16 @@ import { measure } from './lib/measure.mjs';
 import { cpuTicks, machine } from './lib/proc.mjs';
 import { SATURATED_PCT, renderRuns, renderScenario, writeSection } from './lib/report.mjs';
 import { killServers } from './lib/server.mjs';
+import { killH2load } from './lib/h2load.mjs';
 import { killWrk, writeScript } from './lib/wrk.mjs';
 
 /**
  * @typedef {{ headers?: Record<string, string> | (() => Record<string, string>), script?: (phase: 'warmup' | 'window', seconds: number, o: { threads: number, rate?: number }) => string | Promise<string> }} Prepared
  * @typedef {(ctx: { port: number, server: string, request: RequestDef }) => Promise<Prepared | void>} Prepare
- * @typedef {{ name: string, cmd: string, args?: string[], env?: Record<string, string>, cwd?: string, prepare?: Prepare }} ServerDef
+ * @typedef {{ name: string, cmd: string, args?: string[], env?: Record<string, string>, cwd?: string, prepare?: Prepare, forRequest?: (request: RequestDef) => Partial<ServerDef> | void }} ServerDef
  * @typedef {{ status?: number, body?: string, json?: unknown, headers?: Record<string, string> }} Expect
- * @typedef {{ name: string, method: string, path: string, body?: string, headers?: Record<string, string>, expect?: Expect, prepare?: Prepare }} RequestDef
- * @typedef {{ name: string, description?: string, subject: string, peers?: string[], baseline?: string, servers: ServerDef[], requests: RequestDef[] }} Scenario
+ * @typedef {{ name: string, method: string, path: string, body?: string, headers?: Record<string, string>, expect?: Expect, prepare?: Prepare, protocol?: 'http' | 'https' | 'h2' }} RequestDef
+ * @typedef {{ name: string, description?: string, subject: string, peers?: string[], baseline?: string, servers: ServerDef[], requests: RequestDef[], ca?: Buffer }} Scenario
  */
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -31,7 +32,9 @@ const USAGE = `usage: node bench/run.mjs [options]
   --duration S         measured seconds per run (integer, default 5)
   --warmup S           warm-up seconds per run, not counted (integer, default 1)
   --connections N      wrk connections (default 50)
-  --threads N          wrk threads (default 1)
+  --threads N          wrk threads (default 1; h2load's too)
+  --h2-clients N       h2load connections for HTTP/2 requests (default 16)
+  --h2-streams N       h2load concurrent streams per connection (default 10)
   --servers a,b        only these servers (default: all in the scenario)
   --requests x,y       only requests whose name contains one of these
   --subject NAME       server the ratios are taken against (default: the scenario's)
@@ -61,6 +64,8 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     threads: { type: 'string', default: '1' },
+    'h2-clients': { type: 'string', default: '16' },
+    'h2-streams': { type: 'string', default: '10' },
     servers: { type: 'string' },
     requests: { type: 'string' },
     subject: { type: 'string' },
@@ -230,6 +235,10 @@ async function main() {
     warmup: posInt('warmup', 0),
     connections: posInt('connections'),
     threads: posInt('threads'),
+    h2Clients: posInt('h2-clients'),
+    h2Streams: posInt('h2-streams'),
+    // The TLS scenario's throwaway CA: the sanity checks verify the servers' certificate against it.
+    ca: scenario.ca,
     retry: posInt('retry', 0),
     waitQuiet: posInt('wait-quiet', 0),
     serverCpu: opt['server-cpu'],
@@ -247,6 +256,9 @@ async function main() {
   const wrkVersion = tool('wrk', ['--version']);
   if (!wrkVersion?.startsWith('wrk')) throw new Error('wrk not found: apt-get install -y wrk');
   if (cfg.pinned && !tool('taskset', ['-V'])) throw new Error('taskset not found (util-linux); or pass --no-pin');
+  const h2 = requests.some((r) => r.protocol === 'h2');
+  const h2loadVersion = h2 ? tool('h2load', ['--version']) : undefined;
+  if (h2 && !h2loadVersion?.startsWith('h2load')) throw new Error('h2load not found: apt-get install -y nghttp2-client');
   for (const r of requests) cfg.scripts.set(r.name, writeScript(r));
 
   const subject = opt.subject ?? scenario.subject;
@@ -258,6 +270,7 @@ async function main() {
     git: gitDescribe(),
     machine: machine(),
     wrk: wrkVersion.split(' ').slice(0, 2).join(' '),
+    ...(h2 ? { h2load: { version: h2loadVersion.replace(/^h2load\s+/, ''), clients: cfg.h2Clients, streams: cfg.h2Streams } } : {}),
     loadBefore: machine().load,
     subject,
     peers: scenario.peers,
@@ -265,7 +278,7 @@ async function main() {
     retry: cfg.retry,
     servers: servers.map((s) => s.name),
     requests: requests.map((r) => r.name),
-    requestDefs: Object.fromEntries(requests.map((r) => [r.name, { method: r.method, path: r.path }])),
+    requestDefs: Object.fromEntries(requests.map((r) => [r.name, { method: r.method, path: r.path, ...(r.protocol ? { protocol: r.protocol } : {}) }])),
     ...Object.fromEntries(['rounds', 'duration', 'warmup', 'connections', 'threads', 'serverCpu', 'wrkCpu', 'pinned'].map((k) => [k, cfg[k]])),
   };
 
@@ -295,6 +308,7 @@ async function main() {
   for (const sig of ['SIGINT', 'SIGTERM']) {
     process.once(sig, () => {
       killWrk();
+      killH2load();
       killServers();
       meta.loadAfter = machine().load;
       meta.rounds = Math.max(0, ...runs.map((r) => r.round));
@@ -334,7 +348,7 @@ async function main() {
         if (r.startFailed) broken.set(server.name, r.error);
         const line = r.error
           ? `error: ${r.error.split('\n').slice(0, 3).join(' | ')}`
-          : `${Math.round(r.rps)} req/s  p99 ${r.p99Ms.toFixed(2)} ms  ${r.cpuUsPerReq.toFixed(1)} µs/req  ` +
+          : `${Math.round(r.rps)} req/s  ${Number.isFinite(r.p99Ms) ? `p99 ${r.p99Ms.toFixed(2)}` : `mean ${r.meanMs?.toFixed(2)}`} ms  ${r.cpuUsPerReq.toFixed(1)} µs/req  ` +
             `cpu ${r.cpuPct.toFixed(0)}%  other ${Number.isFinite(r.otherPct) ? r.otherPct.toFixed(0) : '-'}%` +
             (r.non2xx ? `  non-2xx ${r.non2xx}` : '');
         console.log(`[${req.name} r${round}] ${server.name.padEnd(8)} ${line}`);

@@ -2,33 +2,61 @@
 import { isDeepStrictEqual } from 'node:util';
 import { clockTicks, cpuTicks, processTicks, treeTicks } from './proc.mjs';
 import { startServer } from './server.mjs';
+import { runH2load } from './h2load.mjs';
+import { probe } from './probe.mjs';
 import { runWrk, writeScript } from './wrk.mjs';
 
-/** Checks one response against the request's expectation; returns an error message or undefined. */
-async function check(port, req) {
-  const res = await fetch(`http://127.0.0.1:${port}${req.path}`, {
-    method: req.method,
-    headers: typeof req.headers === 'function' ? req.headers() : req.headers,
-    body: req.body,
-    signal: AbortSignal.timeout(5000),
-  });
-  const text = await res.text();
+/**
+ * Checks one response against the request's expectation, over the request's protocol (plain HTTP, HTTPS or
+ * HTTP/2, verified against the run's CA); returns `{ bad }`, an error message, or `{ tls }`, what was negotiated.
+ */
+async function check(port, req, cfg) {
+  const res = await probe(port, req, { protocol: req.protocol, ca: cfg.ca });
+  const { text } = res;
   const e = req.expect ?? {};
-  if (res.status !== (e.status ?? 200)) return `status ${res.status}, expected ${e.status ?? 200}: ${text.slice(0, 100)}`;
+  if (res.status !== (e.status ?? 200)) return { bad: `status ${res.status}, expected ${e.status ?? 200}: ${text.slice(0, 100)}` };
+  if (req.protocol === 'h2' && res.tls?.alpn !== 'h2') return { bad: `ALPN ${res.tls?.alpn}, expected h2` };
   for (const [name, value] of Object.entries(e.headers ?? {})) {
-    if (res.headers.get(name) !== value) return `${name}: ${res.headers.get(name)}, expected ${value}`;
+    if (res.header(name) !== value) return { bad: `${name}: ${res.header(name)}, expected ${value}` };
   }
-  if (e.body !== undefined && text !== e.body) return `body ${JSON.stringify(text.slice(0, 100))}, expected ${JSON.stringify(e.body)}`;
+  if (e.body !== undefined && text !== e.body) return { bad: `body ${JSON.stringify(text.slice(0, 100))}, expected ${JSON.stringify(e.body)}` };
   if (e.json !== undefined) {
     let got;
     try {
       got = JSON.parse(text);
     } catch {
-      return `not JSON: ${text.slice(0, 100)}`;
+      return { bad: `not JSON: ${text.slice(0, 100)}` };
     }
-    if (!isDeepStrictEqual(got, e.json)) return `JSON ${text.slice(0, 100)} differs from expected`;
+    if (!isDeepStrictEqual(got, e.json)) return { bad: `JSON ${text.slice(0, 100)} differs from expected` };
   }
-  return undefined;
+  return { tls: res.tls };
+}
+
+/**
+ * The load client of one window: wrk for plain HTTP and HTTPS (HTTP/1.1 keep-alive), h2load for HTTP/2
+ * (`--h2-clients` connections × `--h2-streams` concurrent streams each).
+ */
+function loadWindow(req, cfg, o) {
+  if (req.protocol === 'h2') return runH2load({ url: o.url, duration: o.duration, clients: cfg.h2Clients, streams: cfg.h2Streams, threads: cfg.threads, cpu: o.cpu });
+  return runWrk({ url: o.url, script: o.script, duration: o.duration, connections: cfg.connections, threads: cfg.threads, cpu: o.cpu });
+}
+
+/** The `tls-negotiated {json}` line a TLS bench server prints on exit (lib/tls-server.mjs), parsed. */
+function negotiatedTally(stderr) {
+  const m = /^tls-negotiated (\{.*\})$/m.exec(stderr);
+  if (!m) return undefined;
+  try {
+    return JSON.parse(m[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server definition for one request: a `forRequest(request)` hook may pick its script and add environment. */
+export function serverFor(server, req) {
+  if (!server.forRequest) return server;
+  const over = server.forRequest(req) ?? {};
+  return { ...server, ...over, env: { ...server.env, ...over.env } };
 }
 
 /**
@@ -60,7 +88,8 @@ function safeTicks(pid) {
 }
 
 /** One measured run: fresh server, sanity check, warm-up, measured window with CPU accounting, stop. */
-export async function measure(server, req, round, cfg) {
+export async function measure(scenarioServer, req, round, cfg) {
+  const server = serverFor(scenarioServer, req);
   const base = { request: req.name, server: server.name, round };
   let srv;
   try {
@@ -68,6 +97,19 @@ export async function measure(server, req, round, cfg) {
   } catch (e) {
     return { ...base, error: String(e.message ?? e), startFailed: true };
   }
+  let result;
+  try {
+    result = await measureStarted(srv, server, req, cfg, base);
+  } finally {
+    await srv.stop();
+  }
+  // A TLS server says on exit what every connection of the run negotiated (the load client's included).
+  const tally = negotiatedTally(srv.stderr());
+  if (result.tls && tally) result.tls.server = tally;
+  return result;
+}
+
+async function measureStarted(srv, server, req, cfg, base) {
   try {
     let live;
     let script;
@@ -76,12 +118,11 @@ export async function measure(server, req, round, cfg) {
     } catch (e) {
       return { ...base, error: `prepare: ${e.message ?? e}` };
     }
-    const bad = await check(srv.port, live);
+    const { bad, tls } = await check(srv.port, live, cfg);
     if (bad) return { ...base, error: `sanity check: ${bad}` };
-    const url = `http://127.0.0.1:${srv.port}${req.path}`;
-    const wrk = { url, connections: cfg.connections, threads: cfg.threads };
+    const url = `${req.protocol && req.protocol !== 'http' ? 'https' : 'http'}://127.0.0.1:${srv.port}${req.path}`;
     const wrkCpu = cfg.pinned ? cfg.wrkCpu : undefined;
-    const warm = cfg.warmup > 0 ? await runWrk({ ...wrk, script: await script('warmup', cfg.warmup), duration: cfg.warmup, cpu: wrkCpu }) : undefined;
+    const warm = cfg.warmup > 0 ? await loadWindow(req, cfg, { url, script: await script('warmup', cfg.warmup), duration: cfg.warmup, cpu: wrkCpu }) : undefined;
     // The warm-up's rate sizes per-window feeds: a feed far larger than the window needs only fills memory.
     const windowScript = await script('window', cfg.duration, warm?.rps);
 
@@ -92,7 +133,7 @@ export async function measure(server, req, round, cfg) {
     const outside = server.outsidePids?.() ?? [];
     const outside0 = outside.reduce((a, p) => a + safeTicks(p), 0);
     const cpu0 = cpuTicks(cfg.serverCpu);
-    const w = await runWrk({ ...wrk, script: windowScript, duration: cfg.duration, cpu: wrkCpu });
+    const w = await loadWindow(req, cfg, { url, script: windowScript, duration: cfg.duration, cpu: wrkCpu });
     const ticks1 = treeTicks(srv.pid);
     const outside1 = outside.reduce((a, p) => a + safeTicks(p), 0);
     const cpu1 = cpuTicks(cfg.serverCpu);
@@ -108,6 +149,9 @@ export async function measure(server, req, round, cfg) {
       requests: w.requests,
       p50Ms: w.latencyMs.p50,
       p99Ms: w.latencyMs.p99,
+      ...(Number.isFinite(w.latencyMs.mean) ? { meanMs: w.latencyMs.mean } : {}),
+      // What the sanity check's client, the load client (h2load says) and the server (every connection) negotiated.
+      ...(tls ? { tls: { check: tls, ...(w.tls ? { client: w.tls } : {}) } } : {}),
       non2xx: w.non2xx,
       socketErrors: w.socketErrors,
       cpuUsPerReq: w.requests ? (serverS * 1e6) / w.requests : NaN,
@@ -120,7 +164,5 @@ export async function measure(server, req, round, cfg) {
     };
   } catch (e) {
     return { ...base, error: String(e.message ?? e) };
-  } finally {
-    await srv.stop();
   }
 }

@@ -20,6 +20,7 @@ export function summarize(meta, runs) {
         rps: median(ok.map((r) => r.rps)),
         rpsSpread: spread(ok.map((r) => r.rps)),
         p99: median(ok.map((r) => r.p99Ms)),
+        meanMs: median(ok.map((r) => r.meanMs)),
         usPerReq: median(ok.map((r) => r.cpuUsPerReq)),
         usSpread: spread(ok.map((r) => r.cpuUsPerReq)),
         cpuPct: median(ok.map((r) => r.cpuPct)),
@@ -51,6 +52,7 @@ function notes(s) {
     n.push(`${s.unsaturated}/${s.runs} not saturated${why}`);
   }
   if (Number.isFinite(s.outsideUsPerReq)) n.push(`+${fmt(s.outsideUsPerReq, 1)} µs/req in ${s.outsideName ?? 'shared processes'} (not in CPU µs/req)`);
+  if (Number.isFinite(s.meanMs)) n.push(`mean latency ${fmt(s.meanMs, 2)} ms (h2load gives no percentiles)`);
   if (s.non2xx) n.push(`${s.non2xx} non-2xx`);
   if (s.socketErrors) n.push(`${s.socketErrors} socket errors`);
   if (Number.isFinite(s.rpsSpread) && s.rpsSpread > 0.1) n.push(`req/s spread ${(s.rpsSpread * 100).toFixed(0)}%`);
@@ -67,12 +69,15 @@ export function renderScenario(meta, runs) {
   L.push('```sh', meta.command, '```', '');
   L.push(
     `- When: ${meta.started} (${meta.git}); ${meta.rounds} interleaved rounds × ${meta.duration} s ` +
-      `after ${meta.warmup} s warm-up, wrk -t${meta.threads} -c${meta.connections}; ` +
+      `after ${meta.warmup} s warm-up, wrk -t${meta.threads} -c${meta.connections}` +
+      (meta.h2load ? ` (h2 requests: h2load ${meta.h2load.version} -t${meta.threads} -c${meta.h2load.clients} -m${meta.h2load.streams})` : '') +
+      '; ' +
       `a fresh server per run; not-saturated runs retried ${meta.retry ?? 0}×` +
       (meta.bracket ? `; every run of another server between two runs of \`${meta.bracket}\` (--bracket)` : ''),
     `- Pinning: ${meta.pinned ? `server on CPU ${meta.serverCpu}, wrk on CPU ${meta.wrkCpu}` : 'none'}`,
     `- Machine: ${meta.machine.cpu}, ${meta.machine.kernel}, node ${meta.machine.node}, ${meta.wrk}`,
     `- Load average (1/5/15 min): ${meta.loadBefore} before, ${meta.loadAfter ?? '?'} after`,
+    ...tlsLines(runs),
     '',
   );
   L.push(
@@ -83,7 +88,8 @@ export function renderScenario(meta, runs) {
   );
   for (const request of meta.requests) {
     const def = meta.requestDefs?.[request];
-    L.push(`### ${request}${def ? ` — \`${def.method} ${def.path}\`` : ''}`, '');
+    const over = def?.protocol === 'h2' ? ' over HTTP/2 (h2load)' : def?.protocol === 'https' ? ' over HTTPS (HTTP/1.1, wrk)' : '';
+    L.push(`### ${request}${def ? ` — \`${def.method} ${def.path}\`${over}` : ''}`, '');
     L.push('| server | req/s | p99 ms | CPU µs/req | server CPU | other CPU0 | runs | notes |');
     L.push('|---|---:|---:|---:|---:|---:|---:|---|');
     for (const s of summary.filter((x) => x.request === request)) {
@@ -124,6 +130,30 @@ export function renderScenario(meta, runs) {
   }
   L.push('');
   return L.join('\n');
+}
+
+/**
+ * What TLS the runs negotiated: per server, its own count of connections by version, cipher and ALPN
+ * (sanity checks and load clients alike), and what h2load reported. Empty for plain-HTTP runs.
+ */
+export function tlsLines(runs) {
+  const measured = runs.filter((r) => r.tls && !r.error);
+  if (!measured.length) return [];
+  const perServer = new Map();
+  for (const r of measured) {
+    const counts = perServer.get(r.server) ?? {};
+    for (const [k, n] of Object.entries(r.tls.server ?? {})) counts[k] = (counts[k] ?? 0) + n;
+    perServer.set(r.server, counts);
+  }
+  const each = [...perServer].map(([server, counts]) => {
+    const seen = Object.entries(counts).map(([k, n]) => `${k.replace(/ (\S+)$/, ' ALPN $1')} ×${n}`);
+    return `${server}: ${seen.length ? seen.join(', ') : 'not reported'}`;
+  });
+  const clients = [...new Set(measured.filter((r) => r.tls.client).map((r) => Object.values(r.tls.client).join(' ')))];
+  return [
+    `- TLS, as each server counted its connections (sanity checks included): ${each.join('; ')}`,
+    ...(clients.length ? [`- TLS, as h2load reported it: ${clients.join('; ')}`] : []),
+  ];
 }
 
 /**
