@@ -7,18 +7,22 @@
  *   BENCH_FRONT=service|gateway|varnish   which port to announce (default: service)
  *   BENCH_REDIS=redis://…  HMAC nonces in Redis instead of the SQLite store
  *   BENCH_TOKEN_FORMAT=jwt access tokens as JWTs (default opaque)
+ *   BENCH_TLS_CERT, BENCH_TLS_KEY  the public entry over TLS (`tls` of startService: HTTP/2 by ALPN, HTTP/1.1
+ *                          otherwise), counting what its connections negotiated (lib/tls-server.mjs)
  */
 import path from 'node:path';
 import { HOST, freePort, port } from '../lib/routes.mjs';
 import { SERVER_KEY, onStop, openSeededStore } from '../lib/fixture.mjs';
 import { roa } from '../lib/roa-dist.mjs';
 import { startVarnish } from '../lib/varnish.mjs';
+import { countNegotiated, tlsFromEnv } from '../lib/tls-server.mjs';
 
 const env = process.env;
 const { startService } = await roa('service.js');
 const { createGateway } = await roa('gateway/index.js');
 
 const seeded = await openSeededStore();
+const tls = tlsFromEnv();
 const cleanups = [];
 onStop(async () => {
   for (const c of cleanups) await c();
@@ -51,7 +55,9 @@ const service = await startService({
   serverKey: SERVER_KEY,
   ...(env.BENCH_REDIS ? { redisUrl: env.BENCH_REDIS } : {}),
   ...(env.BENCH_TOKEN_FORMAT === 'jwt' ? { tokenFormat: 'jwt', jwtKeyFile: path.join(seeded.dir, 'jwt-key.json') } : {}),
+  ...(tls ? { tls: { certFile: tls.certFile, keyFile: tls.keyFile } } : {}),
 });
+if (tls) countNegotiated(service.tlsServer ?? service.server);
 // The service closes the store it was handed; dispose() then only removes the directory.
 cleanups.unshift(() => service.close());
 
