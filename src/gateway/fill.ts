@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { weakEqual } from '../http/etag-list.js';
 import { currentAge, responsePolicy, usableOnError, type RequestDirectives, type ResponsePolicy } from './cache-rules.js';
 import type { StoredResponse } from './cache-store.js';
+import { clientGone, writeHead } from './exchange.js';
 import { mayShare, type GatewayContext } from './gateway-context.js';
 import { collectFields, fieldMap, type Field } from './headers.js';
 import { interim, outgoing, upstreamFailure } from './forward.js';
@@ -128,7 +129,7 @@ class Fill {
     let storing = policy.storable && worthKeeping && mayShare(ctx, map);
     if (o.validate !== undefined && !storing) ctx.store.remove(o.validate);
     if (res !== undefined) {
-      res.writeHead(status, up.statusMessage, outgoing(fields, map.via, `roa; fwd=${o.fwd}${o.validate !== undefined ? `; fwd-status=${status}` : ''}${storing ? '; stored' : ''}`));
+      writeHead(res, status, up.statusMessage, outgoing(fields, map.via, `roa; fwd=${o.fwd}${o.validate !== undefined ? `; fwd-status=${status}` : ''}${storing ? '; stored' : ''}`));
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -140,7 +141,7 @@ class Fill {
           chunks.length = 0;
         } else chunks.push(chunk);
       }
-      if (res !== undefined && !res.destroyed && !res.write(chunk)) {
+      if (res !== undefined && !clientGone(res) && !res.write(chunk)) {
         up.pause();
         res.once('drain', () => up.resume());
       }

@@ -3,6 +3,7 @@
  * Passing a request through to the origin and relaying its answer, for what the cache does not answer.
  */
 import type { IncomingMessage, InformationEvent, ServerResponse } from 'node:http';
+import { clientGone, sendInterim, writeHead } from './exchange.js';
 import type { GatewayContext } from './gateway-context.js';
 import { addVia, collectFields, fieldMap, passesToClient, type Field } from './headers.js';
 import { invalidate } from './invalidation.js';
@@ -30,13 +31,13 @@ export function forward(ctx: GatewayContext, req: IncomingMessage, res: ServerRe
     const fields = collectFields(up.rawHeaders);
     const map = fieldMap(fields);
     if (invalidates && status >= 200 && status < 400) invalidate(ctx, req, map);
-    if (res.destroyed) {
+    if (clientGone(res)) {
       // The client left before the answer ('close' has fired already): drop the transfer, which
       // would otherwise stall half-read on the upstream connection until it timed out.
       up.destroy();
       return;
     }
-    res.writeHead(status, up.statusMessage, outgoing(fields, map.via, cacheStatus));
+    writeHead(res, status, up.statusMessage, outgoing(fields, map.via, cacheStatus));
     up.pipe(res);
     up.on('error', () => res.destroy());
     res.on('close', () => {
@@ -63,20 +64,7 @@ export function outgoing(fields: readonly Field[], via: string | undefined, cach
   return out;
 }
 
-/**
- * Forwards 1xx interim responses (RFC 9110 §15.2) other than 101, which node handles itself. The
- * origin's `100 Continue` reaches a client that sent Expect (RFC 9110 §10.1.1): the origin decides
- * whether it wants the body.
- */
+/** Forwards the origin's 1xx interim responses to the client (gateway/exchange `sendInterim`). */
 export function interim(res: ServerResponse): (info: InformationEvent) => void {
-  return (info) => {
-    if (info.statusCode === 101 || res.headersSent || res.socket === null) return;
-    if (info.statusCode === 100) {
-      if (res.req.headers.expect !== undefined) res.writeContinue();
-      return;
-    }
-    let head = `HTTP/1.1 ${info.statusCode} ${info.statusMessage}\r\n`;
-    for (let i = 0; i < info.rawHeaders.length; i += 2) head += `${info.rawHeaders[i]}: ${info.rawHeaders[i + 1]}\r\n`;
-    res.socket.write(head + '\r\n');
-  };
+  return (info) => sendInterim(res, info);
 }

@@ -7,6 +7,7 @@ import { acceptNormaliser, ROA_MEDIA_TYPES } from './accept-normaliser.js';
 import { cacheKeyer, type CacheKeyer } from './cache-key.js';
 import type { CacheStore, StoredResponse } from './cache-store.js';
 import { compileCidrs, LOOPBACK_CIDRS } from './cidr.js';
+import { peerTrust } from './forwarded-headers.js';
 import { Generations } from './generations.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
 import type { GatewayLogger, GatewayOptions } from './proxy.js';
@@ -36,6 +37,10 @@ export interface GatewayContext {
   readonly requestKey: (req: IncomingMessage) => string;
   /** Whether a response setting a cookie may be stored and shared (`storeSetCookie`). */
   readonly storeSetCookie: boolean;
+  /** Whether a peer's X-Forwarded-* and Forwarded are believed and passed on (`trustProxy`). */
+  readonly peerTrusted: (address: string | undefined) => boolean;
+  /** How clients reach this gateway's one listener: `https` with `tls`, else `http` (X-Forwarded-Proto). */
+  readonly protocol: 'http' | 'https';
   /** Whether an address may PURGE. */
   readonly purgeAllowed: (address: string | undefined) => boolean;
   readonly generations: Generations;
@@ -65,6 +70,8 @@ export function createGatewayContext(opts: GatewayOptions): GatewayContext {
     keyOf,
     requestKey: opts.keyByHost === true ? (req) => keyOf(req.headers.host, req.url!) : (req) => req.url!,
     storeSetCookie: opts.storeSetCookie === true,
+    peerTrusted: peerTrust(opts.trustProxy),
+    protocol: opts.tls === undefined ? 'http' : 'https',
     purgeAllowed: compileCidrs(opts.purgeAllow ?? LOOPBACK_CIDRS),
     generations: new Generations(),
     inflight: new Map(),

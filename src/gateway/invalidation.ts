@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext } from './gateway-context.js';
-import { handlePurge } from './purge-handler.js';
+import { handlePurge, purgeEntries } from './purge-handler.js';
 
 /** RFC 9111 §4.4: drop the target URI and same-origin Location / Content-Location. */
 export function invalidate(ctx: GatewayContext, req: IncomingMessage, map: Record<string, string>): void {
@@ -40,4 +40,36 @@ export function receivePurge(ctx: GatewayContext, req: IncomingMessage, res: Ser
     keyOf: ctx.keyOf,
     onPurge: () => ctx.counters.purges++,
   });
+}
+
+/** What an in-process invalidation names: request targets (or absolute URLs) and xkey tags. */
+export interface InvalidationTarget {
+  urls: string[];
+  tags: string[];
+}
+
+/**
+ * Does what PURGE requests for `target.urls` and an `xkey` PURGE for `target.tags` would, without a
+ * request: for a gateway in the same process whose listener only takes TLS under a certificate for
+ * its public name. A URL is a target (`/article/7?x`) or an absolute URL; a gateway keyed by host
+ * (`keyByHost`) takes an absolute URL's authority, and keys a bare target under the origin's, as a
+ * PURGE sent with the origin's Host would. Returns how many stored responses went.
+ */
+export function invalidateTargets(ctx: GatewayContext, target: InvalidationTarget): number {
+  ctx.counters.purges++;
+  const keys: string[] = [];
+  for (const ref of target.urls) {
+    if (ref.startsWith('/')) {
+      keys.push(ctx.keyOf(ctx.upstreamHost, ref));
+      continue;
+    }
+    let url: URL;
+    try {
+      url = new URL(ref);
+    } catch {
+      continue;
+    }
+    keys.push(ctx.keyOf(url.host, url.pathname + url.search));
+  }
+  return purgeEntries(ctx, keys, target.tags);
 }

@@ -4,6 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { HttpError } from '../errors/http-error.js';
+import { writeHead } from './exchange.js';
 
 /** Sends `application/problem+json` (RFC 9457 §3) unless a response has already started. */
 export function sendProblem(res: ServerResponse, err: HttpError, cacheStatus: string): void {
@@ -18,7 +19,7 @@ export function sendProblem(res: ServerResponse, err: HttpError, cacheStatus: st
     detail: typeof err.extensions.detail === 'string' ? err.extensions.detail : err.message,
     code: err.code,
   }));
-  res.writeHead(err.status, [
+  writeHead(res, err.status, undefined, [
     'Content-Type', 'application/problem+json',
     'Content-Length', String(body.length),
     'Cache-Control', 'no-store',

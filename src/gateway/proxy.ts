@@ -2,20 +2,23 @@
  * @module gateway/proxy
  * createGateway: the caching reverse proxy; wires the hit path, fill, forwarding and invalidation.
  */
-import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerClientError, refuseConnect } from '../http/client-error.js';
 import { activeFastPaths, type FastPaths, type FastPathsOption } from '../http/fast-paths.js';
 import { SAFE_METHODS } from '../http/safe-methods.js';
-import { flushPerTurn, requestStarted } from '../http/turn-flush.js';
+import { requestStarted } from '../http/turn-flush.js';
 import type { CacheStore } from './cache-store.js';
+import { adoptAuthority } from './exchange.js';
 import { forward } from './forward.js';
 import { createGatewayContext, type GatewayContext } from './gateway-context.js';
+import { createGatewayServer, type GatewayServer, type GatewayTls } from './gateway-server.js';
 import { serveBodiless } from './hit-path.js';
-import { receivePurge } from './invalidation.js';
+import { invalidateTargets, receivePurge, type InvalidationTarget } from './invalidation.js';
 import { INVALID_HOST, refuse, scanRequest, type Refusal } from './request-scan.js';
 
 export { ROA_MEDIA_TYPES } from './accept-normaliser.js';
+export type { GatewayServer, GatewayTls } from './gateway-server.js';
+export type { InvalidationTarget } from './invalidation.js';
 
 export interface GatewayLogger {
   info(...a: unknown[]): void;
@@ -45,6 +48,18 @@ export interface GatewayOptions {
    * default, as in Varnish's built-in VCL: such a response is passed to its one client only.
    */
   storeSetCookie?: boolean;
+  /**
+   * Serve HTTPS: one TLS listener (TLS 1.2 at least) offering HTTP/2 and HTTP/1.1 by ALPN, which
+   * behave the same. The origin is still spoken to in plain HTTP/1.1. `server` is then node:http2's
+   * secure server, whose `setSecureContext` takes a renewed pair (tls/credentials `reloadOnSignal`).
+   */
+  tls?: GatewayTls;
+  /**
+   * Peers whose X-Forwarded-For, -Proto, -Host and Forwarded are kept (addresses, CIDRs and
+   * `loopback`, `linklocal`, `uniquelocal`, as in Express's `trust proxy`); default none. From any
+   * other peer they are replaced by what this gateway saw (gateway/upstream-headers).
+   */
+  trustProxy?: string[];
   /** CIDRs allowed to PURGE; default loopback (127.0.0.0/8, ::1). */
   purgeAllow?: string[];
   /** Media types Accept is normalised to (default {@link ROA_MEDIA_TYPES}); false leaves Accept untouched. */
@@ -77,12 +92,24 @@ export interface GatewayStats {
 }
 
 export interface Gateway {
-  server: Server;
+  /**
+   * node:http's server, or with `tls` node:http2's secure server (narrow with
+   * `'setSecureContext' in gateway.server` to reload its certificate).
+   */
+  server: GatewayServer;
+  /** What clients speak to this gateway: `https` with `tls` (HTTP/2 or HTTP/1.1), else `http`. */
+  readonly protocol: 'http' | 'https';
   /** The fast paths this gateway runs (wanted and detected). */
   readonly fastPaths: FastPaths;
   listen(port: number, host?: string): Promise<AddressInfo>;
   close(): Promise<void>;
   stats(): GatewayStats;
+  /**
+   * Drops what PURGE requests for `target.urls` and an `xkey` PURGE for `target.tags` would, and
+   * returns how many stored responses went: for an origin in the same process (its purger), which
+   * cannot PURGE a TLS-only listener over loopback under a certificate for the public name.
+   */
+  invalidate(target: InvalidationTarget): number;
 }
 
 /**
@@ -102,19 +129,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
     : dispatch;
 
-  // Host is checked by scanRequest, which answers with a problem rather than node's bare 400.
-  const server = createServer({ requireHostHeader: false }, onRequest);
-  // Hits answered in one event-loop turn leave together at its end (see http/turn-flush).
-  if (fastPaths.turnFlush) server.on('connection', flushPerTurn);
-  server.on('clientError', answerClientError);
-  server.on('connect', refuseConnect);
   // RFC 9110 §10.1.1: the origin decides whether it wants the body. The client's Expect goes on
   // with the request and the origin's `100 Continue` comes back through `interim` (gateway/forward),
   // so a write the origin refuses on its headers (401, 413) is answered without the client sending the body.
-  server.on('checkContinue', onRequest);
+  const { server, closeConnections } = createGatewayServer(opts.tls, onRequest, fastPaths.turnFlush);
 
   return {
     server,
+    protocol: ctx.protocol,
     fastPaths,
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
@@ -122,7 +144,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         server.listen(port, host, () => {
           server.off('error', reject);
           const address = server.address() as AddressInfo;
-          ctx.logger.info({ address, upstream: opts.upstream }, 'gateway listening');
+          ctx.logger.info({ address, protocol: ctx.protocol, upstream: opts.upstream }, 'gateway listening');
           resolve(address);
         });
       });
@@ -130,12 +152,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
     close() {
       return new Promise((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        closeConnections();
         ctx.upstream.close();
       });
     },
     stats() {
       return { ...ctx.counters, bytes: ctx.store.bytes, entries: ctx.store.count };
+    },
+    invalidate(target) {
+      return invalidateTargets(ctx, target);
     },
   };
 }
@@ -144,11 +169,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
 function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse): void {
   const method = req.method!;
   const bodiless = method === 'GET' || method === 'HEAD';
-  const kind = scanRequest(req.rawHeaders, req.httpVersionMinor !== 0, bodiless);
+  // Host (or HTTP/2's :authority) may be left out by HTTP/1.0 only.
+  const h2 = req.httpVersionMajor === 2;
+  const kind = scanRequest(req.rawHeaders, h2 || req.httpVersionMinor !== 0, bodiless);
   if (kind >= INVALID_HOST) {
     refuse(res, kind as Refusal);
     return;
   }
+  if (h2) adoptAuthority(req);
   if (bodiless) {
     serveBodiless(ctx, req, res, kind);
     return;

@@ -7,6 +7,7 @@ import { HttpError } from '../errors/http-error.js';
 import type { CacheKeyer } from './cache-key.js';
 import type { CacheStore } from './cache-store.js';
 import type { Generations } from './generations.js';
+import { writeHead } from './exchange.js';
 import { sendProblem } from './problem.js';
 
 export interface PurgeContext {
@@ -30,24 +31,33 @@ export function handlePurge(req: IncomingMessage, res: ServerResponse, ctx: Purg
     return;
   }
   ctx.onPurge();
-  let purged = 0;
   const xkey = req.headers.xkey;
-  if (typeof xkey === 'string' && xkey.trim() !== '') {
-    for (const tag of xkey.split(/[\s,]+/)) {
-      if (tag === '') continue;
-      ctx.generations.purgeTag(tag);
-      purged += ctx.store.deleteTag(tag);
-    }
-  } else {
-    const key = ctx.keyOf(req.headers.host, req.url ?? '/');
-    ctx.generations.purgeKey(key);
-    purged = ctx.store.delete(key);
-  }
+  const purged = typeof xkey === 'string' && xkey.trim() !== ''
+    ? purgeEntries(ctx, [], xkey.split(/[\s,]+/))
+    : purgeEntries(ctx, [ctx.keyOf(req.headers.host, req.url ?? '/')], []);
   if (purged === 0) {
     sendProblem(res, new HttpError(404, 'Not Found', { code: 'ROA_ERR_NOT_CACHED', extensions: { detail: 'nothing stored for this URL or tag' } }), 'roa; fwd=bypass');
     return;
   }
   const body = Buffer.from(JSON.stringify({ status: 'ok', purged }));
-  res.writeHead(200, ['Content-Type', 'application/json', 'Content-Length', String(body.length), 'Cache-Control', 'no-store', 'Via', '1.1 roa']);
+  writeHead(res, 200, undefined, ['Content-Type', 'application/json', 'Content-Length', String(body.length), 'Cache-Control', 'no-store', 'Via', '1.1 roa']);
   res.end(body);
+}
+
+/**
+ * Drops every variant under `keys` and every response tagged with one of `tags`; returns how many
+ * went. Each key and tag gets a new generation, so a fill in flight for it does not store its answer.
+ */
+export function purgeEntries(ctx: Pick<PurgeContext, 'store' | 'generations'>, keys: readonly string[], tags: readonly string[]): number {
+  let purged = 0;
+  for (const key of keys) {
+    ctx.generations.purgeKey(key);
+    purged += ctx.store.delete(key);
+  }
+  for (const tag of tags) {
+    if (tag === '') continue;
+    ctx.generations.purgeTag(tag);
+    purged += ctx.store.deleteTag(tag);
+  }
+  return purged;
 }

@@ -9,6 +9,8 @@
  * from what is actually sent, and always present when a body is.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import { isHttp2Request } from './exchange.js';
 
 /** The framing field line to send with the client's body, or undefined when it has none to send. */
 export type Framing = readonly [name: 'Content-Length' | 'Transfer-Encoding', value: string] | undefined;
@@ -21,8 +23,16 @@ export type Framing = readonly [name: 'Content-Length' | 'Transfer-Encoding', va
  * Transfer codings are forwarded as the client listed them (RFC 9112 §6.1 lets an intermediary
  * keep them); node's client chunks the body itself whenever the field ends in `chunked`.
  * A length is sent in canonical form: leading zeros are legal but read differently by some parsers.
+ *
+ * HTTP/2 frames content itself (DATA frames, RFC 9113 §8.1) and may send it without a length: such
+ * content goes to the origin chunked. It has none when the HEADERS frame ended the stream.
  */
 export function requestFraming(req: IncomingMessage): Framing {
+  if (isHttp2Request(req)) {
+    const length = req.headers['content-length'];
+    if (length !== undefined) return ['Content-Length', length.replace(/^0+(?=\d)/, '')];
+    return (req as unknown as Http2ServerRequest).stream.endAfterHeaders ? undefined : ['Transfer-Encoding', 'chunked'];
+  }
   const codings = req.headers['transfer-encoding'];
   if (codings !== undefined) return ['Transfer-Encoding', codings];
   const length = req.headers['content-length'];

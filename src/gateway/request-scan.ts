@@ -29,12 +29,18 @@ let lastValidHost: string | undefined;
  * missing on HTTP/1.1, repeated or invalid (RFC 9112 §3.2), and content on GET or HEAD
  * (`bodiless`). Such content has no defined meaning (RFC 9110 §9.3.1-2) and no place in a cache
  * key, and forwarding it is how a body becomes the next request on a pooled connection.
+ *
+ * On HTTP/2 the authority comes as the `:authority` pseudo-header (RFC 9113 §8.3.1): it counts as
+ * the Host, and a Host beside it must name the same authority. node's HTTP/2 layer has refused
+ * repeated or unknown pseudo-headers already.
  */
 export function scanRequest(raw: readonly string[], hostRequired: boolean, bodiless: boolean): RequestKind {
   let kind: typeof PLAIN | typeof SLOW = PLAIN;
   let credentials = false;
   let content = false;
   let hosts = 0;
+  let host: string | undefined;
+  let authority: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     switch (name.length) {
@@ -46,6 +52,17 @@ export function scanRequest(raw: readonly string[], hostRequired: boolean, bodil
             if (!isValidHost(value)) return INVALID_HOST;
             lastValidHost = value;
           }
+          host = value;
+        }
+        break;
+      case 10:
+        if (name === ':authority') {
+          const value = raw[i + 1]!;
+          if (value !== lastValidHost) {
+            if (!isValidHost(value)) return INVALID_HOST;
+            lastValidHost = value;
+          }
+          authority = value;
         }
         break;
       case 6: {
@@ -78,7 +95,9 @@ export function scanRequest(raw: readonly string[], hostRequired: boolean, bodil
       }
     }
   }
-  if (hosts === 0 && hostRequired) return INVALID_HOST;
+  if (authority !== undefined) {
+    if (host !== undefined && host.toLowerCase() !== authority.toLowerCase()) return INVALID_HOST;
+  } else if (hosts === 0 && hostRequired) return INVALID_HOST;
   if (content && bodiless) return CONTENT_NOT_ALLOWED;
   return credentials ? CREDENTIALS : kind;
 }
@@ -88,7 +107,7 @@ const REFUSALS: Record<Refusal, HttpError> = {
   [INVALID_HOST]: new HttpError(400, 'Bad Request', {
     code: 'ROA_ERR_INVALID_HOST',
     headers: { Connection: 'close' },
-    extensions: { detail: 'A request needs exactly one Host header field holding a valid authority (RFC 9112 §3.2)' },
+    extensions: { detail: 'A request needs exactly one Host header field (or HTTP/2 :authority) holding a valid authority (RFC 9112 §3.2, RFC 9113 §8.3.1)' },
   }),
   [CONTENT_NOT_ALLOWED]: new HttpError(400, 'Bad Request', {
     code: 'ROA_ERR_CONTENT_NOT_ALLOWED',

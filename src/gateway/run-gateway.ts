@@ -15,7 +15,8 @@ export interface RunGatewayOptions extends GatewayOptions {
  * Starts a standalone gateway. Standalone it fronts an arbitrary origin, so Accept is left
  * untouched unless `normaliseAccept` is given, and the cache key includes the Host clients
  * name (RFC 9111 §2) unless `keyByHost: false` is given. Without `fastPaths` it follows
- * `ROA_FAST_PATHS`, so `ROA_FAST_PATHS=0 roa gateway …` runs it without turn flushing.
+ * `ROA_FAST_PATHS`, so `ROA_FAST_PATHS=0 roa gateway …` runs it without turn flushing. With `tls`
+ * it serves HTTPS (HTTP/2 and HTTP/1.1) and logs an `https://` address.
  * @example
  *   const { gateway } = await runGateway({ upstream: 'http://127.0.0.1:8000', port: 8080 });
  */
@@ -23,6 +24,6 @@ export async function runGateway(opts: RunGatewayOptions): Promise<{ gateway: Ga
   const logger = opts.logger ?? { info: console.log, warn: console.warn, error: console.error };
   const gateway = createGateway({ normaliseAccept: false, keyByHost: true, ...opts, logger });
   const address = await gateway.listen(opts.port, opts.host ?? '127.0.0.1');
-  logger.info(`roa gateway on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} -> ${opts.upstream}`);
+  logger.info(`roa gateway on ${gateway.protocol}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} -> ${opts.upstream}`);
   return { gateway, address };
 }

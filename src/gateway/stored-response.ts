@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { initialAge, responsePolicy, type ResponsePolicy } from './cache-rules.js';
 import type { StoredResponse } from './cache-store.js';
 import { responseBytes } from './entry-size.js';
+import { writeHead } from './exchange.js';
 import { addVia, fieldMap, flatten, passesToClient, PROXY_SPECIFIC, type Field } from './headers.js';
 import { parseEtagList, weakMatch } from '../http/etag-list.js';
 import { parseHttpDate } from '../http/http-date.js';
@@ -154,7 +155,7 @@ export function writeHit(res: ServerResponse, v: StoredResponse, age: number, he
   const n = head.length;
   head[n - 1] = String(Math.floor(age));
   head[n - 3] = cacheStatus;
-  res.writeHead(v.status, v.statusMessage, head);
+  writeHead(res, v.status, v.statusMessage, head);
   if (headOnly) res.end();
   else res.end(v.body);
 }
@@ -168,7 +169,7 @@ export function serveStored(req: IncomingMessage, res: ServerResponse, v: Stored
   const headOnly = req.method === 'HEAD';
   if (v.status === 200 && notModified(h, v)) {
     const head = headWithoutLength(v, age, cacheStatus);
-    res.writeHead(304, head);
+    writeHead(res, 304, undefined, head);
     res.end();
     return;
   }
@@ -178,7 +179,7 @@ export function serveStored(req: IncomingMessage, res: ServerResponse, v: Stored
     if (r !== undefined) {
       const head = headWithoutLength(v, age, cacheStatus);
       head.push('Content-Range', `bytes ${r[0]}-${r[1]}/${v.body.length}`, 'Content-Length', String(r[1] - r[0] + 1));
-      res.writeHead(206, head);
+      writeHead(res, 206, undefined, head);
       res.end(v.body.subarray(r[0], r[1] + 1));
       return;
     }
