@@ -33,10 +33,22 @@ const NOT_ON_HTTP2: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Fields node's HTTP/2 layer allows once per message (it throws on a repeat); a later value
+ * replaces an earlier one. The list is node's own (lib/internal/http2/util.js).
+ */
+const SINGLE_VALUE: ReadonlySet<string> = new Set([
+  'access-control-allow-credentials', 'access-control-max-age', 'access-control-request-method', 'age', 'authorization',
+  'content-encoding', 'content-language', 'content-length', 'content-location', 'content-md5', 'content-range', 'content-type',
+  'date', 'dnt', 'etag', 'expires', 'from', 'if-match', 'if-modified-since', 'if-none-match', 'if-range',
+  'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'range', 'referer',
+  'retry-after', 'tk', 'upgrade-insecure-requests', 'user-agent', 'x-content-type-options',
+]);
+
+/**
  * Writes a response head from a flat [name, value…] list. HTTP/1.1 keeps the reason phrase; HTTP/2
- * has none (RFC 9113 §8.3.2) and gets the fields as an object: Set-Cookie lines stay separate, and
- * a field named twice (the origin's `X-Cache` beside this hop's) keeps the later value, since node
- * refuses repeats of fields it holds to one value.
+ * has none (RFC 9113 §8.3.2) and gets the fields as an object, repeated names as one list (as
+ * repeated lines on HTTP/1.1: the origin's `X-Cache` beside this hop's), except those node holds to
+ * one value, where the later one wins.
  */
 export function writeHead(res: ServerResponse, status: number, reason: string | undefined, fields: string[]): void {
   if (!isHttp2(res)) {
@@ -48,11 +60,10 @@ export function writeHead(res: ServerResponse, status: number, reason: string | 
     const name = fields[i]!.toLowerCase();
     if (NOT_ON_HTTP2.has(name)) continue;
     const value = fields[i + 1]!;
-    if (name === 'set-cookie') {
-      const lines = headers[name] as string[] | undefined;
-      if (lines === undefined) headers[name] = [value];
-      else lines.push(value);
-    } else headers[name] = value;
+    const prev = headers[name];
+    if (prev === undefined || SINGLE_VALUE.has(name)) headers[name] = value;
+    else if (Array.isArray(prev)) prev.push(value);
+    else headers[name] = [prev as string, value];
   }
   (res as unknown as Http2ServerResponse).writeHead(status, headers);
 }
