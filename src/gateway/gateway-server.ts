@@ -47,7 +47,9 @@ export function createGatewayServer(tls: GatewayTls | undefined, onRequest: List
     server.on('checkContinue', onRequest);
     return { server, closeConnections: () => server.closeAllConnections() };
   }
-  // node's HTTP/1.1 over this listener does not require Host either: scanRequest checks it.
+  // node's HTTP/1.1 over this listener does not require Host either: scanRequest checks it. HTTP/2
+  // requests come as node's compatibility objects, which the gateway's steps use only through what
+  // they share with node:http's (gateway/exchange), hence the cast.
   const server = createSecureServer({ allowHTTP1: true, minVersion: TLS_MIN_VERSION, cert: tls.cert, key: tls.key }, onRequest as never);
   const open = new Set<Socket>();
   const track = (socket: Socket): void => {
