@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { ClientHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { request } from 'node:https';
+import { runGateway } from '../../src/gateway/index.js';
+import { reloadOnSignal } from '../../src/tls/credentials.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/tls.js';
 import { startGateway, startOrigin, type Origin, type Running } from './gateway-helpers.js';
 import { h1Send, h2Send, h2Session } from './tls-clients.js';
@@ -222,6 +225,46 @@ describe('gateway over TLS (HTTP/2 and HTTP/1.1 by ALPN)', () => {
 
   it('writes no process warnings for HTTP/2 responses', () => {
     assert.deepEqual(warnings.filter((w) => /http\/?2|header|status message/i.test(w)), []);
+  });
+
+  it('runGateway serves TLS and logs an https:// address', async () => {
+    const lines: unknown[] = [];
+    const logger = { info: (...a: unknown[]) => lines.push(...a), warn() {}, error() {} };
+    const { gateway, address } = await runGateway({ upstream: origin.url, port: 0, tls: { cert: certs.cert, key: certs.key }, logger });
+    try {
+      assert.ok(lines.includes(`roa gateway on https://127.0.0.1:${address.port} -> ${origin.url}`), JSON.stringify(lines));
+      const s = await h2Session(`https://localhost:${address.port}`, certs.ca);
+      assert.equal((await h2Send(s, '/run')).status, 200);
+      s.close();
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('takes a renewed certificate by setSecureContext (reloadOnSignal) for new connections, keeping open ones', async () => {
+    const other = await startGateway(origin.url, { tls: { cert: certs.cert, key: certs.key } });
+    const serial = (s: ClientHttp2Session): string => (s.socket as unknown as TLSSocket).getPeerCertificate().serialNumber;
+    try {
+      const server = other.gateway.server;
+      assert.ok('setSecureContext' in server);
+      const renewed = certs.issue('renewed');
+      let reloaded!: () => void;
+      const done = new Promise<void>((resolve) => (reloaded = resolve));
+      const stop = reloadOnSignal([server], { certFile: renewed.certFile, keyFile: renewed.keyFile }, { info: () => reloaded(), error() {} }, 'SIGUSR2');
+      const old = await h2Session(`https://localhost:${other.base.port}`, certs.ca);
+      const before = serial(old);
+      process.kill(process.pid, 'SIGUSR2');
+      await done;
+      stop();
+      const fresh = await h2Session(`https://localhost:${other.base.port}`, certs.ca);
+      assert.notEqual(serial(fresh), before);
+      assert.equal((await h2Send(old, '/still-open')).status, 200);
+      assert.equal((await h2Send(fresh, '/renewed')).status, 200);
+      old.close();
+      fresh.close();
+    } finally {
+      await other.close();
+    }
   });
 
   it('closes with HTTP/2 sessions still open', async () => {
