@@ -1,19 +1,23 @@
 #
 # roa.vcl — Varnish 7 gateway cache in front of a roa service.
 #
-# Requires vmod_xkey (Debian/Ubuntu package "varnish-modules"); vmod_std and
-# vmod_purge ship with Varnish itself. Compile-check with:
+# Requires vmod_xkey (Debian/Ubuntu package "varnish-modules"); vmod_std,
+# vmod_purge and vmod_proxy ship with Varnish itself. Compile-check with:
 #   varnishd -C -f deploy/varnish/roa.vcl > /dev/null
 #
 # Two blocks are meant to be edited per deployment (test/helpers/varnish.ts
 # rewrites exactly these two when it renders the file for a test):
 #   - backend default: where the roa service listens (default 127.0.0.1:3000);
 #   - acl purgers: who may send PURGE (default loopback only).
+# TLS is terminated in front of Varnish by hitch (deploy/hitch/), which speaks
+# PROXY v2 to a second listen address: varnishd -a 127.0.0.1:6086,PROXY.
 # See README.md next to this file.
 #
 vcl 4.1;
 
+import proxy;
 import purge;
+import std;
 import xkey;
 
 backend default {
@@ -32,7 +36,26 @@ acl purgers {
 
 sub vcl_recv {
     # Internal flags travel in request headers; never trust a client's copy.
-    unset req.http.x-roa-purged;
+    # (A URL PURGE restarts once, carrying its count: roa_purge_next.)
+    if (req.restarts == 0) {
+        unset req.http.x-roa-purged;
+    }
+
+    # How the client reached Varnish, for roa, which believes X-Forwarded-*
+    # from loopback proxies (--trust-proxy, default loopback): https only when
+    # the connection came through the PROXY listener from a TLS terminator that
+    # said so in its PROXY v2 header (hitch's SSL TLV, read by vmod_proxy);
+    # http on the plain listener, where proxy.is_ssl() is false. What a client
+    # sent is overwritten or dropped: otherwise a client on plain HTTP could
+    # claim https (roa refuses credentials over plain HTTP in production) or
+    # name any host for the absolute URLs roa builds (and Varnish caches).
+    if (proxy.is_ssl()) {
+        set req.http.X-Forwarded-Proto = "https";
+    } else {
+        set req.http.X-Forwarded-Proto = "http";
+    }
+    unset req.http.X-Forwarded-Host;
+    unset req.http.Forwarded;
 
     if (req.method == "PURGE") {
         if (client.ip !~ purgers) {
@@ -51,7 +74,13 @@ sub vcl_recv {
         # URL purge: look the URL up and purge it from vcl_hit/vcl_miss with
         # vmod_purge, which drops all Vary variants like return(purge) does but
         # also reports how many, so an empty purge can answer 404 as roa's
-        # embedded gateway does.
+        # embedded gateway does. A URL is stored once per scheme (vcl_hash):
+        # the http copy first, then, after one restart, the https copy.
+        if (req.restarts == 0) {
+            set req.http.X-Forwarded-Proto = "http";
+        } else {
+            set req.http.X-Forwarded-Proto = "https";
+        }
         return (hash);
     }
 
@@ -98,12 +127,25 @@ sub vcl_hash {
     # from the public one clients use. (Add hash_data(req.http.host) for a
     # multi-site cache and give the Purger the public host.)
     hash_data(req.url);
+    # The scheme, so a response built for https (HSTS, https links) is never
+    # served over http, nor the other way round.
+    hash_data(req.http.X-Forwarded-Proto);
     return (lookup);
 }
 
 sub roa_purge_url {
-    set req.http.x-roa-purged = purge.hard();
-    if (req.http.x-roa-purged == "0") {
+    set req.http.x-roa-purged = std.integer(req.http.x-roa-purged, 0) + purge.hard();
+    call roa_purge_next;
+}
+
+# After the http copy, restart to purge the https one; then answer with the
+# total, 404 when neither scheme had anything.
+sub roa_purge_next {
+    if (req.restarts == 0) {
+        return (restart);
+    }
+    if (std.integer(req.http.x-roa-purged, 0) == 0) {
+        set req.http.x-roa-purged = "0";
         return (synth(404, "Not in cache"));
     }
     return (synth(200, "Purged"));
@@ -123,9 +165,10 @@ sub vcl_miss {
 
 sub vcl_pass {
     # Only reachable for PURGE when a hit-for-pass object sits on the URL;
-    # there is nothing stored to drop, and a PURGE must never reach the service.
+    # there is nothing stored to drop under this scheme, and a PURGE must
+    # never reach the service.
     if (req.method == "PURGE") {
-        return (synth(404, "Not in cache"));
+        call roa_purge_next;
     }
 }
 
