@@ -90,7 +90,12 @@ export interface StartVarnishOptions {
   vclPath?: string;
   /** Replace the entries of `acl purgers` (e.g. to exclude 127.0.0.1 and test the 403). */
   purgers?: string[];
-  /** Extra `-p name=value` runtime parameters. */
+  /**
+   * Also listen for a TLS terminator speaking PROXY v2 (hitch), as deploy/varnish/README.md runs it
+   * (`-a 127.0.0.1:6086,PROXY`), on a second kernel-chosen port: `VarnishInstance.proxyPort`.
+   */
+  proxyListener?: boolean;
+  /** Extra `-p name=value` runtime parameters (e.g. `feature: '+http2'`). */
   params?: Record<string, string | number>;
   /** Upper bound on waiting for varnishd to listen. Default 30000. */
   startTimeoutMs?: number;
@@ -101,6 +106,8 @@ export interface VarnishInstance {
   port: number;
   /** `http://127.0.0.1:<port>`: what a client or `Purger` node list uses. */
   url: string;
+  /** With `proxyListener`: the port of the PROXY listener on 127.0.0.1, where hitch connects. */
+  proxyPort: number | undefined;
   /** The `-n` working directory (for varnishlog/varnishstat -n while debugging). */
   workdir: string;
   /**
@@ -143,6 +150,7 @@ export async function startVarnish(opts: StartVarnishOptions): Promise<VarnishIn
     ...opts.params,
   };
   const args = ['-F', '-n', workdir, '-a', '127.0.0.1:0', '-T', '127.0.0.1:0', '-f', vcl, '-s', 'malloc,32m'];
+  if (opts.proxyListener) args.push('-a', 'proxy=127.0.0.1:0,PROXY');
   for (const [k, v] of Object.entries(params)) args.push('-p', `${k}=${v}`);
 
   const child = spawn('varnishd', args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -188,21 +196,25 @@ export async function startVarnish(opts: StartVarnishOptions): Promise<VarnishIn
   try {
     const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
     let port = 0;
+    let proxyPort: number | undefined;
     while (port === 0) {
       if (exited !== undefined) throw new Error(`varnishd exited (${exited}) before listening:\n${output}`);
       if (Date.now() > deadline) throw new Error(`varnishd did not start listening in time:\n${output}`);
       try {
-        // "a0 127.0.0.1 41327": the address -a :0 was bound to.
+        // "a0 127.0.0.1 41327" (and "proxy 127.0.0.1 40095"): the addresses each -a :0 was bound to.
         const listen = await admin('debug.listen_address');
-        const m = /127\.0\.0\.1\s+(\d+)/.exec(listen);
+        const m = /^a0\s+127\.0\.0\.1\s+(\d+)/m.exec(listen);
+        const p = /^proxy\s+127\.0\.0\.1\s+(\d+)/m.exec(listen);
         const status = await admin('status');
-        if (m && /running/.test(status)) port = Number(m[1]);
-        else await sleep(100);
+        if (m && (p || !opts.proxyListener) && /running/.test(status)) {
+          port = Number(m[1]);
+          proxyPort = p ? Number(p[1]) : undefined;
+        } else await sleep(100);
       } catch {
         await sleep(100);
       }
     }
-    return { port, url: `http://127.0.0.1:${port}`, workdir, admin, stop };
+    return { port, url: `http://127.0.0.1:${port}`, proxyPort, workdir, admin, stop };
   } catch (err) {
     await stop();
     throw err;
