@@ -9,6 +9,7 @@ import { registerServe } from './commands/serve.js';
 import { registerUser } from './commands/user.js';
 import { registerClient } from './commands/client.js';
 import { registerSign } from './commands/sign.js';
+import { registerCert } from './commands/cert.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerUser(program);
   registerClient(program);
   registerSign(program);
+  registerCert(program);
   return program;
 }
 
