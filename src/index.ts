@@ -18,10 +18,12 @@ export { negotiate } from './http/accepts.js';
 export { readRawBody, type ReadBodyOptions } from './http/body.js';
 export { HttpError, type HttpErrorOptions } from './errors/http-error.js';
 export { sendProblem, problemFromError, problemToXml, validationError, PROBLEM_TYPE_BASE, type Problem, type ProblemOptions, type FieldError } from './errors/problem.js';
-export { json, urlencoded, methodOverride, sameOriginForms, errorHandler, accessLog, isBodyParsed } from './middleware/index.js';
+export { json, urlencoded, methodOverride, sameOriginForms, errorHandler, accessLog, isBodyParsed, credentialsOverTls } from './middleware/index.js';
 export type {
   JsonOptions, UrlencodedOptions, MethodOverrideOptions, SameOriginFormsOptions, ErrorHandlerOptions, BodyParserOptions, TypeOption,
+  CredentialsOverTlsOptions,
 } from './middleware/index.js';
+export { publicOrigin } from './http/public-origin.js';
 
 // Also at `roa/resources`, `roa/auth` and `roa/gateway`.
 export { resourceHandler, supportedMethods, rolePolicy, mayModify, Purger } from './resources/index.js';

@@ -26,8 +26,10 @@ import { sendProblem } from './errors/problem.js';
 import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger } from './resources/purger.js';
 import type { NextFunction, Request } from './http/request.js';
+import { trustProxyList } from './http/trust-proxy.js';
 import type { Response } from './http/response.js';
 import { accessLog } from './middleware/access-log.js';
+import { credentialsOverTls } from './middleware/credentials-over-tls.js';
 import { methodOverride } from './middleware/method-override.js';
 import { sameOriginForms } from './middleware/same-origin-forms.js';
 import { urlencoded } from './middleware/urlencoded.js';
@@ -58,9 +60,13 @@ export interface ServiceOptions {
   /** Embedded gateway port; 0 = off (default 8080); 'ephemeral' = any free port (tests). */
   gatewayPort?: number | 'ephemeral';
   /**
-   * Proxies whose X-Forwarded-For names the client (`req.ip`, which the failed-login throttle counts
-   * per): addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`. `startService` adds the embedded
-   * gateway's own address when it is on. Default none: the socket's address.
+   * Proxies whose X-Forwarded-For / -Proto / -Host and `Forwarded` are believed (`req.ip`, which the
+   * failed-login throttle counts per; `req.protocol`/`secure`, which production's TLS rule reads;
+   * `req.hostname` and the public origin that absolute URLs name): addresses, CIDRs or
+   * `loopback`/`linklocal`/`uniquelocal`, as Express's `trust proxy`. Default `['loopback']`, which
+   * covers the embedded gateway and a TLS terminator on the same host. `[]` or `['none']` trusts
+   * nobody (every request is judged by its socket). `startService` adds the embedded gateway's own
+   * address when it is on.
    */
   trustProxy?: string[];
   /** Cache node base URLs to PURGE after writes (the embedded gateway is added when on). */
@@ -83,7 +89,11 @@ export interface ServiceOptions {
   hmacMinimalUnsafe?: boolean;
   /** Allowed clock skew of signed requests, ms (default 10 min). */
   hmacClockSkewMs?: number;
-  /** OAuth issuer (an http(s) origin); default the service's own origin. */
+  /**
+   * OAuth issuer (an http(s) origin), named by the metadata and every JWT. Default: each request's
+   * public origin (http/public-origin: its protocol and host as trusted proxies state them), and a
+   * JWT is then accepted only at the origin it was issued at.
+   */
   issuer?: string;
   /** Access tokens as opaque strings (default) or RFC 9068 JWTs. */
   tokenFormat?: 'opaque' | 'jwt';
@@ -145,7 +155,9 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Failed client secrets and passwords (Basic and the password grant, per user name), counted
   // across instances in Redis when there is one.
   const throttle: AttemptThrottle = opts.redisUrl ? new RedisFailureThrottle(opts.redisUrl, { prefix: 'roa:throttle:', client: redisClient }) : new FailureThrottle();
-  const issuer = opts.issuer ?? `http://${hostForUrl(opts.host ?? '127.0.0.1')}:${opts.port ?? 3000}`;
+  // Without --issuer, each request's public origin is the issuer (http/public-origin): metadata and
+  // JWTs name the origin the client reached, through the gateway or directly.
+  const issuer = opts.issuer;
   const jwt = opts.tokenFormat === 'jwt' ? await JwtAccessTokens.load({ issuer, keyFile: opts.jwtKeyFile }) : undefined;
   const schemes: AuthScheme[] = [
     new BasicScheme({ store, throttle }),
@@ -164,8 +176,12 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
 
   const app = createApp({ env });
   // Throws a TypeError for a malformed entry, so bad configuration stops start-up.
-  if (opts.trustProxy !== undefined && opts.trustProxy.length > 0) app.set('trust proxy', opts.trustProxy);
+  const trustProxy = trustProxyList(opts.trustProxy);
+  if (trustProxy.length > 0) app.set('trust proxy', trustProxy);
   app.use(accessLog(logger));
+  // Production: credentials over plain HTTP are refused before anything reads, authenticates or
+  // stores (after the access log only, so the refusal is logged there too); HSTS on secure answers.
+  app.use(credentialsOverTls({ logger }));
   // The OAuth endpoints read their own form (RFC 6749 rules, errors as RFC 6749 §5.2 JSON), so
   // they come before the service's form parser, whose refusals are problem documents.
   app.use(createOAuthRouter({

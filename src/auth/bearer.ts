@@ -3,6 +3,7 @@
  * Bearer tokens (RFC 6750): opaque tokens looked up by SHA-256 hash, or RFC 9068 JWTs.
  */
 import { HttpError } from '../errors/http-error.js';
+import { publicOrigin } from '../http/public-origin.js';
 import type { Request } from '../http/request.js';
 import type { Store, TokenRecord, User } from '../storage/store.js';
 import type { JwtAccessTokens, VerifiedClaims } from './jwt-keys.js';
@@ -32,6 +33,15 @@ function scopesOf(claims: VerifiedClaims): string[] {
 /** The caller a user's token acts as, with the role the user has now; `scopes` becomes the caller's own. */
 function bearerCaller(user: User, clientId: string, scopes: string[]): Caller {
   return { name: user.name, role: user.role, scopes, scheme: 'bearer', clientId };
+}
+
+/**
+ * The issuer a JWT must name here: the configured one, or, when none is, the public origin of the
+ * request (http/public-origin): a token is good at the origin that issued it, so one issued through
+ * the HTTPS gateway is refused when replayed at the service's plain port, and the other way round.
+ */
+function expectedIssuer(jwt: JwtAccessTokens, req: Request): string {
+  return jwt.issuer ?? publicOrigin(req);
 }
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
@@ -78,14 +88,15 @@ export class BearerScheme implements AuthScheme {
       });
     }
     const token = m[1]!;
-    const isJwt = this.options.jwt !== undefined && token.includes('.');
-    if (isJwt) {
-      const recent = this.recentJwtCaller(token);
+    const jwt = this.options.jwt;
+    if (jwt !== undefined && token.includes('.')) {
+      const issuer = expectedIssuer(jwt, req);
+      const recent = this.recentJwtCaller(token, issuer);
       if (recent !== undefined) return recent;
-    } else if (this.options.store.getTokenNow !== undefined) {
-      return this.fromOpaqueNow(token);
+      return this.fromJwt(token, issuer).then(this.orInvalidToken);
     }
-    return (isJwt ? this.fromJwt(token) : this.fromOpaque(token)).then(this.orInvalidToken);
+    if (this.options.store.getTokenNow !== undefined) return this.fromOpaqueNow(token);
+    return this.fromOpaque(token).then(this.orInvalidToken);
   }
 
   private readonly orInvalidToken = (caller: Caller | undefined): Caller => {
@@ -100,9 +111,9 @@ export class BearerScheme implements AuthScheme {
    * current one, never the token's `roles` claim: a demoted or removed user loses it within the
    * record cache's second, as with every other scheme (issue 24).
    */
-  private recentJwtCaller(token: string): Caller | undefined {
+  private recentJwtCaller(token: string, issuer: string): Caller | undefined {
     const jwt = this.options.jwt!;
-    const claims = jwt.peek(token);
+    const claims = jwt.peek(token, issuer);
     if (claims === undefined || !this.revocationCheckedRecently(token, jwt, this.now())) return undefined;
     const user = this.records.peekUser(claims.sub);
     const client = this.records.peekClient(claims.client_id);
@@ -142,9 +153,9 @@ export class BearerScheme implements AuthScheme {
     return this.callerFor(rec.userName, rec.clientId, rec.scopes);
   }
 
-  private async fromJwt(token: string): Promise<Caller | undefined> {
+  private async fromJwt(token: string, issuer: string): Promise<Caller | undefined> {
     const jwt = this.options.jwt!;
-    const claims = await jwt.verify(token);
+    const claims = await jwt.verify(token, issuer);
     if (claims === undefined) return undefined;
     const scopes = scopesOf(claims);
     // JWTs are also recorded by hash, so revocation (RFC 7009) and reuse detection reach them. The

@@ -33,15 +33,19 @@ export interface AccessJwtClaims {
 export type VerifiedClaims = JWTPayload & { client_id: string; scope: string; sub: string; roles?: unknown };
 
 /**
- * Signs and verifies RFC 9068 access tokens with one asymmetric key.
+ * Signs and verifies RFC 9068 access tokens with one asymmetric key. With a fixed `issuer` every token
+ * names it; without one, each token names the issuer it is signed for (the public origin of the
+ * request that asked for it), and is accepted only where that same issuer is expected.
  * @example
  *   const jwt = await JwtAccessTokens.load({ issuer: 'https://api.example/', audience: 'https://api.example/' });
  *   app.get('/oauth/jwks.json', (req, res) => res.json(jwt.jwks()));
  */
 export class JwtAccessTokens {
   private constructor(
-    readonly issuer: string,
-    readonly audience: string,
+    /** The fixed issuer; undefined when each call names one. */
+    readonly issuer: string | undefined,
+    /** The fixed audience; undefined when it is the issuer of each token. */
+    readonly audience: string | undefined,
     readonly alg: JwtAlg,
     readonly kid: string,
     private readonly privateKey: CryptoKey,
@@ -49,8 +53,11 @@ export class JwtAccessTokens {
     private readonly publicJwk: JWK,
   ) {}
 
-  /** Loads the key file, creating it with a fresh key (mode 0600) on first start. */
-  static async load(options: JwtKeyOptions & { issuer: string; audience?: string }): Promise<JwtAccessTokens> {
+  /**
+   * Loads the key file, creating it with a fresh key (mode 0600) on first start. Without `issuer`,
+   * `sign` and `verify` are told the issuer per call; the audience defaults to the issuer.
+   */
+  static async load(options: JwtKeyOptions & { issuer?: string; audience?: string }): Promise<JwtAccessTokens> {
     const file = options.keyFile ?? DEFAULT_JWT_KEY_FILE;
     let jwk: JWK;
     try {
@@ -76,12 +83,13 @@ export class JwtAccessTokens {
     return { keys: [{ ...this.publicJwk }] };
   }
 
-  /** An RFC 9068 access token. */
-  sign(c: AccessJwtClaims): Promise<string> {
+  /** An RFC 9068 access token, naming `issuer` (the fixed one by default). */
+  sign(c: AccessJwtClaims, issuer: string | undefined = this.issuer): Promise<string> {
+    if (issuer === undefined) return Promise.reject(new Error('JwtAccessTokens: no issuer to sign for'));
     return new SignJWT({ client_id: c.clientId, scope: c.scopes.join(' '), ...(c.roles ? { roles: c.roles } : {}) })
       .setProtectedHeader({ alg: this.alg, typ: 'at+jwt', kid: this.kid }) // RFC 9068 §2.1
-      .setIssuer(this.issuer)
-      .setAudience(this.audience)
+      .setIssuer(issuer)
+      .setAudience(this.audience ?? issuer)
       .setSubject(c.sub)
       .setJti(c.jti)
       .setIssuedAt()
@@ -89,22 +97,29 @@ export class JwtAccessTokens {
       .sign(this.privateKey);
   }
 
-  /** The claims of a token `verify` accepted and that has not expired since, without a promise; else undefined. */
-  peek(token: string): VerifiedClaims | undefined {
+  /**
+   * The claims of a token `verify` accepted for `issuer` and that has not expired since, without a
+   * promise; else undefined.
+   */
+  peek(token: string, issuer: string | undefined = this.issuer): VerifiedClaims | undefined {
     const cached = this.verified.get(token);
-    return cached !== undefined && cached.expMs > Date.now() ? cached.claims : undefined;
+    return cached !== undefined && cached.expMs > Date.now() && this.meantFor(cached.claims, issuer) ? cached.claims : undefined;
   }
 
-  /** The claims of a valid token (signature, typ, iss, aud, exp checked: RFC 9068 §4), else undefined. */
-  async verify(token: string): Promise<VerifiedClaims | undefined> {
+  /**
+   * The claims of a valid token (signature, typ, iss, aud, exp checked: RFC 9068 §4), else undefined.
+   * `iss` must be `issuer` (the fixed one by default), `aud` the fixed audience or else `issuer`.
+   */
+  async verify(token: string, issuer: string | undefined = this.issuer): Promise<VerifiedClaims | undefined> {
+    if (issuer === undefined) return undefined;
     // A signature once verified stays valid until `exp`: verifying ES256 per request would cost
     // more than the whole rest of a GET, so valid tokens are remembered (bounded) until they expire.
     const cached = this.verified.get(token);
     if (cached !== undefined) {
-      if (cached.expMs > Date.now()) return cached.claims;
-      this.verified.delete(token);
+      if (cached.expMs <= Date.now()) this.verified.delete(token);
+      else return this.meantFor(cached.claims, issuer) ? cached.claims : undefined;
     }
-    const claims = await this.verifySignature(token);
+    const claims = await this.verifySignature(token, issuer);
     if (claims !== undefined && typeof claims.exp === 'number') {
       this.verified.set(token, { claims, expMs: claims.exp * 1000 });
     }
@@ -123,11 +138,18 @@ export class JwtAccessTokens {
 
   private readonly verified = new BoundedMap<string, { claims: VerifiedClaims; expMs: number }>(VERIFIED_LIMIT);
 
-  private async verifySignature(token: string): Promise<VerifiedClaims | undefined> {
+  /** Whether verified claims name `issuer` and the audience expected with it. */
+  private meantFor(claims: VerifiedClaims, issuer: string | undefined): boolean {
+    if (issuer === undefined || claims.iss !== issuer) return false;
+    const audience = this.audience ?? issuer;
+    return claims.aud === audience || (Array.isArray(claims.aud) && claims.aud.includes(audience));
+  }
+
+  private async verifySignature(token: string, issuer: string): Promise<VerifiedClaims | undefined> {
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
-        issuer: this.issuer,
-        audience: this.audience,
+        issuer,
+        audience: this.audience ?? issuer,
         typ: 'at+jwt',
         algorithms: [this.alg],
         requiredClaims: ['exp', 'sub', 'client_id', 'jti', 'iat'],

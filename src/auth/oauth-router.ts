@@ -6,6 +6,7 @@
 import { HttpError, methodNotAllowed } from '../errors/http-error.js';
 import { readRawBody } from '../http/body.js';
 import { isUtf8Charset, parseContentType } from '../http/content-type.js';
+import { publicOrigin } from '../http/public-origin.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { Router } from '../router/router.js';
@@ -70,7 +71,7 @@ function onlyMethods(allow: string): (req: Request) => void {
 
 /** The endpoint handlers as plain `(req, res)` functions (what the router mounts). */
 export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record<'token' | 'revoke' | 'introspect' | 'metadata' | 'jwks', Handler> {
-  const endpoint = (fn: (params: URLSearchParams, client: OAuthClient, res: Response, source: string) => Promise<void>): Handler => {
+  const endpoint = (fn: (params: URLSearchParams, client: OAuthClient, res: Response, source: string, issuer: string) => Promise<void>): Handler => {
     return async (req, res) => {
       let usedBasic = req.headers.authorization !== undefined;
       try {
@@ -79,26 +80,29 @@ export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record
         usedBasic = creds.method === 'client_secret_basic';
         const source = sourceOf(req);
         const client = await service.authenticateClient(creds, source);
-        await fn(params, client, res, source);
+        await fn(params, client, res, source, issuerFor(service, req));
       } catch (err) {
         sendError(res, err, usedBasic, realm);
       }
     };
   };
   return {
-    token: endpoint(async (params, client, res, source) => {
-      const body = await service.token(params, client, source);
+    token: endpoint(async (params, client, res, source, issuer) => {
+      const body = await service.token(params, client, source, issuer);
       res.status(200).set(NO_STORE).json(body);
     }),
     revoke: endpoint(async (params, client, res) => {
       await service.revoke(params, client);
       res.status(200).set(NO_STORE).end();
     }),
-    introspect: endpoint(async (params, client, res) => {
-      res.status(200).set(NO_STORE).json(await service.introspect(params, client));
+    introspect: endpoint(async (params, client, res, _source, issuer) => {
+      res.status(200).set(NO_STORE).json(await service.introspect(params, client, issuer));
     }),
-    metadata: async (_req, res) => {
-      res.status(200).set('Cache-Control', 'max-age=300').json(metadata(service));
+    metadata: async (req, res) => {
+      // A document naming the request's own origin must not be served by a shared cache (the
+      // gateway keys by path) to clients that reached another origin: only their own caches keep it.
+      const cacheControl = service.issuer === undefined ? 'private, max-age=300' : 'max-age=300';
+      res.status(200).set('Cache-Control', cacheControl).json(metadata(service, issuerFor(service, req)));
     },
     jwks: async (_req, res) => {
       if (service.jwt === undefined) throw new HttpError(404);
@@ -107,12 +111,22 @@ export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record
   };
 }
 
-/** RFC 8414 §2 metadata. */
-export function metadata(service: OAuthTokenService): Record<string, unknown> {
-  const at = (path: string) => new URL(path, service.issuer).href;
+/**
+ * The issuer a request deals with: the configured one, else the public origin the client reached
+ * (its protocol and host as trusted proxies state them), so metadata fetched through an HTTPS
+ * gateway names the gateway, and fetched directly names the service.
+ */
+export function issuerFor(service: OAuthTokenService, req: Request): string {
+  return service.issuer ?? publicOrigin(req);
+}
+
+/** RFC 8414 §2 metadata for `issuer` (default the service's fixed one). */
+export function metadata(service: OAuthTokenService, issuer: string | undefined = service.issuer): Record<string, unknown> {
+  if (issuer === undefined) throw new Error('OAuth metadata: no issuer configured; pass the request\'s (issuerFor)');
+  const at = (path: string) => new URL(path, issuer).href;
   const auth = ['client_secret_basic', 'client_secret_post'];
   return {
-    issuer: service.issuer,
+    issuer,
     token_endpoint: at('/oauth/token'),
     revocation_endpoint: at('/oauth/revoke'),
     introspection_endpoint: at('/oauth/introspect'),

@@ -22,8 +22,11 @@ export type OAuthStore = Pick<
 
 export interface OAuthOptions {
   store: OAuthStore;
-  /** Issuer identifier (RFC 8414 §2): an http(s) URL without path, query or fragment. */
-  issuer: string;
+  /**
+   * Issuer identifier (RFC 8414 §2): an http(s) URL without path, query or fragment. When omitted,
+   * each request names its own (the router passes the request's public origin, http/public-origin).
+   */
+  issuer?: string;
   /** Default 15 minutes. */
   accessTokenTtlMs?: number;
   /** Default 30 days. */
@@ -79,7 +82,8 @@ export class ThrottledError extends OAuthError {
  *   const tokens = await oauth.token(new URLSearchParams('grant_type=client_credentials'), client);
  */
 export class OAuthTokenService {
-  readonly issuer: string;
+  /** The fixed issuer; undefined when each request's public origin is the issuer. */
+  readonly issuer: string | undefined;
   readonly jwt: JwtAccessTokens | undefined;
   readonly passwordGrant: boolean;
   readonly scopesSupported: readonly string[];
@@ -94,10 +98,7 @@ export class OAuthTokenService {
   private readonly now: () => number;
 
   constructor(o: OAuthOptions) {
-    const u = new URL(o.issuer);
-    if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.pathname !== '/' || u.search !== '' || u.hash !== '') {
-      throw new Error(`OAuth issuer must be an http(s) URL without path, query or fragment: ${o.issuer}`);
-    }
+    if (o.issuer !== undefined) checkIssuer(o.issuer);
     this.issuer = o.issuer;
     this.store = o.store;
     this.jwt = o.jwt;
@@ -139,18 +140,21 @@ export class OAuthTokenService {
     return hash('sha256', [this.fingerprintKey, subject, source, guess, stored].join('\0'), 'base64url');
   }
 
-  /** POST /oauth/token for an authenticated client; `source` as for `authenticateClient` (the password grant counts per source). */
-  async token(params: URLSearchParams, client: OAuthClient, source = 'unknown'): Promise<TokenResponse> {
+  /**
+   * POST /oauth/token for an authenticated client; `source` as for `authenticateClient` (the password
+   * grant counts per source); `issuer` names the JWTs issued (default the fixed issuer).
+   */
+  async token(params: URLSearchParams, client: OAuthClient, source = 'unknown', issuer: string | undefined = this.issuer): Promise<TokenResponse> {
     const grantType = params.get('grant_type');
     if (grantType === null || grantType === '') throw invalidRequest('grant_type is required');
     switch (grantType) {
       case 'client_credentials':
-        return this.clientCredentials(params, client);
+        return this.clientCredentials(params, client, issuer);
       case 'password':
         if (!this.passwordGrant) throw new OAuthError('unsupported_grant_type', 'The password grant is disabled');
-        return this.passwordGrantFor(params, client, source);
+        return this.passwordGrantFor(params, client, source, issuer);
       case 'refresh_token':
-        return this.refresh(params, client);
+        return this.refresh(params, client, issuer);
       default:
         throw new OAuthError('unsupported_grant_type', `Unsupported grant_type "${grantType}"`);
     }
@@ -178,7 +182,7 @@ export class OAuthTokenService {
    * for an admin user (a resource server) sees every token. Otherwise any client could test tokens it
    * found elsewhere and read whose they are (RFC 7662 §4).
    */
-  async introspect(params: URLSearchParams, client: OAuthClient): Promise<Record<string, unknown>> {
+  async introspect(params: URLSearchParams, client: OAuthClient, issuer: string | undefined = this.issuer): Promise<Record<string, unknown>> {
     const token = params.get('token');
     if (token === null || token === '') throw invalidRequest('token is required');
     const rec = await this.store.getToken(hashToken(token));
@@ -192,7 +196,7 @@ export class OAuthTokenService {
       username: rec.userName,
       sub: rec.userName,
       exp: Math.floor(rec.expiresAt.getTime() / 1000),
-      iss: this.issuer,
+      ...(issuer !== undefined ? { iss: issuer } : {}),
       ...(rec.kind === 'access' ? { token_type: 'Bearer' } : {}),
     };
   }
@@ -204,15 +208,15 @@ export class OAuthTokenService {
     return user !== undefined && client !== undefined;
   }
 
-  private async clientCredentials(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
+  private async clientCredentials(params: URLSearchParams, client: OAuthClient, issuer: string | undefined): Promise<TokenResponse> {
     const scopes = this.grantedScopes(params, client.scopes);
     const user = await this.store.getUser(client.userName);
     if (user === undefined) throw new OAuthError('unauthorized_client', "The client's user no longer exists");
     // RFC 6749 §4.4.3: no refresh token for client_credentials.
-    return this.issue(client, user, scopes, randomUUID(), false);
+    return this.issue({ client, user, scopes, familyId: randomUUID(), withRefresh: false, issuer });
   }
 
-  private async passwordGrantFor(params: URLSearchParams, client: OAuthClient, source: string): Promise<TokenResponse> {
+  private async passwordGrantFor(params: URLSearchParams, client: OAuthClient, source: string, issuer: string | undefined): Promise<TokenResponse> {
     if (this.passwordClients !== undefined && !this.passwordClients.has(client.clientId)) {
       throw new OAuthError('unauthorized_client', 'This client may not use the password grant');
     }
@@ -227,7 +231,7 @@ export class OAuthTokenService {
     if (outcome.wait > 0) throw new ThrottledError('invalid_grant', outcome.wait);
     if (!outcome.ok || user === undefined) throw new OAuthError('invalid_grant', 'Invalid username or password');
     const familyId = randomUUID();
-    const response = await this.issue(client, user, scopes, familyId, true);
+    const response = await this.issue({ client, user, scopes, familyId, withRefresh: true, issuer });
     // A password change revokes the user's tokens after storing the new hash. If it landed between
     // this grant's check and its save, that revocation missed the tokens just saved: read the
     // hash again (after the save, so a change that missed them is visible) and take them back.
@@ -239,7 +243,7 @@ export class OAuthTokenService {
     return response;
   }
 
-  private async refresh(params: URLSearchParams, client: OAuthClient): Promise<TokenResponse> {
+  private async refresh(params: URLSearchParams, client: OAuthClient, issuer: string | undefined): Promise<TokenResponse> {
     const token = params.get('refresh_token');
     if (token === null || token === '') throw invalidRequest('refresh_token is required');
     const rec = await this.store.getToken(hashToken(token));
@@ -252,7 +256,7 @@ export class OAuthTokenService {
     const scopes = params.has('scope') ? this.grantedScopes(params, allowed) : allowed;
     const user = await this.store.getUser(rec.userName);
     if (user === undefined) throw new OAuthError('invalid_grant', 'The user no longer exists');
-    const { response, records } = await this.mint(client, user, scopes, rec.familyId, true);
+    const { response, records } = await this.mint({ client, user, scopes, familyId: rec.familyId, withRefresh: true, issuer });
     // Marking the old token used and saving its successors is one store step: a reuse racing this
     // rotation (on another instance, say) revokes the successors too, whichever comes first.
     const outcome = await this.store.rotateRefreshToken(rec.hash, records);
@@ -277,8 +281,8 @@ export class OAuthTokenService {
   }
 
   /** New tokens saved at once (a fresh grant). */
-  private async issue(client: OAuthClient, user: User, scopes: string[], familyId: string, withRefresh: boolean): Promise<TokenResponse> {
-    const { response, records } = await this.mint(client, user, scopes, familyId, withRefresh);
+  private async issue(grant: Grant): Promise<TokenResponse> {
+    const { response, records } = await this.mint(grant);
     for (const r of records) await this.store.saveToken(r);
     return response;
   }
@@ -287,16 +291,14 @@ export class OAuthTokenService {
    * New tokens and the records (hashes only) that make them valid once saved. `user` is the record
    * the grant just read; a JWT carries its role, so checks need no store read.
    */
-  private async mint(
-    client: OAuthClient, user: User, scopes: string[], familyId: string, withRefresh: boolean,
-  ): Promise<{ response: TokenResponse; records: NewToken[] }> {
+  private async mint({ client, user, scopes, familyId, withRefresh, issuer }: Grant): Promise<{ response: TokenResponse; records: NewToken[] }> {
     const userName = user.name;
     const now = this.now();
     const accessExpires = new Date(now + this.accessTtl);
     const access =
       this.jwt === undefined
         ? generateToken()
-        : await this.jwt.sign({ sub: userName, clientId: client.clientId, scopes, jti: randomBytes(16).toString('base64url'), expiresAt: accessExpires, roles: [user.role] });
+        : await this.jwt.sign({ sub: userName, clientId: client.clientId, scopes, jti: randomBytes(16).toString('base64url'), expiresAt: accessExpires, roles: [user.role] }, issuer);
     const base = { clientId: client.clientId, userName, scopes, familyId };
     const records: NewToken[] = [{ ...base, hash: hashToken(access), kind: 'access', expiresAt: accessExpires }];
     const response: TokenResponse = {
@@ -311,6 +313,24 @@ export class OAuthTokenService {
       response.refresh_token = refresh;
     }
     return { response, records };
+  }
+}
+
+/** What one grant issues: tokens for `user` through `client`, JWTs naming `issuer`. */
+interface Grant {
+  client: OAuthClient;
+  user: User;
+  scopes: string[];
+  familyId: string;
+  withRefresh: boolean;
+  issuer: string | undefined;
+}
+
+/** RFC 8414 §2: an issuer is an https (or, for development, http) URL without query or fragment; roa's has no path. */
+function checkIssuer(issuer: string): void {
+  const u = new URL(issuer);
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.pathname !== '/' || u.search !== '' || u.hash !== '') {
+    throw new Error(`OAuth issuer must be an http(s) URL without path, query or fragment: ${issuer}`);
   }
 }
 

@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import typeis from 'type-is';
 import { parseContentType } from './content-type.js';
 import { parseQuery, type ParsedQuery } from './query.js';
+import { forwardedHost, forwardedProto } from './forwarded.js';
 import { clientAddress, forwardedAddresses, TRUST_FN_SETTING, type TrustFn } from './trust-proxy.js';
 import type { Response } from './response.js';
 
@@ -113,17 +114,32 @@ export class Request extends IncomingMessage {
     return q === -1 ? '' : url.slice(q);
   }
 
+  /**
+   * 'https' over TLS (an HTTP/2 request's socket included); otherwise what a proxy the app trusts
+   * says in X-Forwarded-Proto or `Forwarded: proto=` (http/forwarded), else 'http'.
+   */
   get protocol(): string {
-    return (this.socket as Socket & { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    if ((this.socket as Socket & { encrypted?: boolean }).encrypted) return 'https';
+    return forwardedProto(this, this.app?.get(TRUST_FN_SETTING) as TrustFn | undefined) ?? 'http';
   }
 
+  /** Whether the request reached the client's end over TLS (`protocol === 'https'`). */
   get secure(): boolean {
     return this.protocol === 'https';
   }
 
+  /**
+   * The host the client asked for, port included (as Express 5's `req.host`): a trusted proxy's
+   * X-Forwarded-Host or `Forwarded: host=` (http/forwarded), else the Host header.
+   */
+  get host(): string | undefined {
+    return forwardedHost(this, this.app?.get(TRUST_FN_SETTING) as TrustFn | undefined) ?? (this.headers.host || undefined);
+  }
+
+  /** `host` without its port; an IPv6 literal keeps its brackets (`[::1]`), as in Express. */
   get hostname(): string | undefined {
-    const host = this.headers.host;
-    if (!host) return undefined;
+    const host = this.host;
+    if (host === undefined) return undefined;
     const end = host[0] === '[' ? host.indexOf(']') + 1 : host.indexOf(':');
     return end <= 0 ? host : host.slice(0, end);
   }

@@ -51,3 +51,19 @@ export function forwardedAddresses(req: IncomingMessage, trust: TrustFn | undefi
   addrs.pop();
   return addrs;
 }
+
+/** The service's default `trust proxy`: proxies on this host, which covers the embedded gateway. */
+export const DEFAULT_TRUST_PROXY: readonly string[] = Object.freeze(['loopback']);
+
+/**
+ * The service's trust list from its option: the default (`loopback`) when unset; `none` entries
+ * dropped, so `['none']` (or `[]`) trusts nobody's forwarded headers and `['none', gateway]` only the
+ * gateway's. `none` is not an Express word: it is the service's spelling of an empty list, which
+ * a command line or an environment variable cannot otherwise say.
+ * @example
+ *   trustProxyList(undefined)  // ['loopback']
+ *   trustProxyList(['none'])   // []
+ */
+export function trustProxyList(option: readonly string[] | undefined): string[] {
+  return (option ?? DEFAULT_TRUST_PROXY).filter((entry) => entry.trim().toLowerCase() !== 'none');
+}

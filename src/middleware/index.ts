@@ -9,3 +9,4 @@ export { methodOverride, type MethodOverrideOptions } from './method-override.js
 export { sameOriginForms, type SameOriginFormsOptions } from './same-origin-forms.js';
 export { errorHandler, type ErrorHandlerOptions } from './error-handler.js';
 export { accessLog } from './access-log.js';
+export { credentialsOverTls, OAUTH_CREDENTIAL_PATHS, type CredentialsOverTlsOptions } from './credentials-over-tls.js';

@@ -152,11 +152,16 @@ function oddRequests(auth: string): OddRequest[] {
   return list;
 }
 
-/** The request's bytes: Connection: close, Host of the server, Content-Length for a body. */
+/**
+ * The request's bytes: Connection: close, Host of the server, Content-Length for a body, and
+ * X-Forwarded-Proto: https as a TLS terminator on this host would send (the service trusts loopback),
+ * so production's TLS rule (issue 26) lets the credentials through to the code under test. The
+ * gateway replaces the header with its own (http), so there credentialed requests get that rule's 403.
+ */
 function bytesOf(r: OddRequest, host: string): Buffer {
   if (r.raw !== undefined) return Buffer.from(r.raw, 'latin1');
   const body = r.body === undefined ? undefined : Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body, 'utf8');
-  const lines = [`${r.method ?? 'GET'} ${r.target} HTTP/1.1`, `Host: ${host}`, 'Connection: close'];
+  const lines = [`${r.method ?? 'GET'} ${r.target} HTTP/1.1`, `Host: ${host}`, 'Connection: close', 'X-Forwarded-Proto: https'];
   for (const [k, v] of Object.entries(r.headers ?? {})) lines.push(`${k}: ${v}`);
   if (body !== undefined) lines.push(`Content-Length: ${body.length}`);
   const head = Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1');
@@ -178,7 +183,8 @@ describe('odd requests in production (issue 24 §7)', () => {
     svc = await startTestService({ env: 'production', gatewayPort: 'ephemeral' });
     auth = await svc.addUser('fuzzy', 'admin');
     const seeded = await send(svc.base, 'PUT', '/articles/odd', {
-      headers: { authorization: auth, 'content-type': JSON_TYPE },
+      // As through a trusted TLS terminator: production refuses credentials over plain HTTP (issue 26).
+      headers: { authorization: auth, 'content-type': JSON_TYPE, 'x-forwarded-proto': 'https' },
       body: '{"title":"Odd","price":{"amount":"1.00","currency":"eur"}}',
     });
     assert.equal(seeded.status, 201, seeded.text);

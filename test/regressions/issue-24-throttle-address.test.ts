@@ -35,7 +35,8 @@ describe('issue 24: behind the embedded gateway, guesses lock the guessing clien
   const attacker = '127.0.0.2';
   const owner = '127.0.0.1';
   before(async () => {
-    svc = await startTestService({ gatewayPort: 'ephemeral' });
+    // Only the gateway is trusted, not the default `loopback`: the attacker is another client on the host.
+    svc = await startTestService({ gatewayPort: 'ephemeral', trustProxy: ['none'] });
     await svc.addUser('nia', 'editor', 'nia-password-1');
     await svc.addUser('oto', 'editor', 'oto-password-1');
     await svc.addUser('qed', 'editor', 'qed-password-1');
@@ -71,7 +72,7 @@ describe('issue 24: without a trusted proxy X-Forwarded-For is ignored; with one
   let proxied: TestService;
   const proxy = '127.0.0.3';
   before(async () => {
-    plain = await startTestService();
+    plain = await startTestService({ trustProxy: ['none'] });
     proxied = await startTestService({ trustProxy: [proxy] });
     for (const s of [plain, proxied]) await s.addUser('pia', 'editor', 'pia-password-1');
   });
