@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, get } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -115,6 +115,23 @@ describe('roa cert', () => {
     const run = roaCert(['--out', join(root, 'no-openssl')], { PATH: join(root, 'empty-path') });
     assert.equal(run.status, 1);
     assert.match(run.stderr, /^roa: openssl not found on PATH.*\n$/);
+  });
+
+  it("README's openssl recipe makes files a verifying client accepts, as roa cert's do", async (t) => {
+    if (spawnSync('bash', ['--version'], { stdio: 'ignore' }).status !== 0) return t.skip('no bash');
+    const recipe = [...readFileSync('README.md', 'utf8').matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).filter((b) => b.includes('openssl x509 -req'));
+    assert.equal(recipe.length, 1, 'one sh block in README.md holds the openssl recipe');
+    const cwd = join(root, 'recipe');
+    mkdirSync(cwd);
+    const run = spawnSync('bash', ['-e', '-c', recipe[0]!], { cwd, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const dir = join(cwd, 'data', 'tls');
+    assert.deepEqual(readdirSync(dir).sort(), ['ca.crt', 'ca.key', 'cert.pem', 'key.pem']);
+    for (const key of ['ca.key', 'key.pem']) assert.equal(statSync(join(dir, key)).mode & 0o777, 0o600, key);
+    assert.equal(openssl(['verify', '-CAfile', join(dir, 'ca.crt'), join(dir, 'cert.pem')]).status, 0);
+    for (const host of ['localhost', '127.0.0.1'] as const) {
+      assert.deepEqual(await handshake(dir, host), { status: 200, authorized: true }, host);
+    }
   });
 
   it('refuses a CA certificate without its key rather than making another CA beside it', () => {
