@@ -76,7 +76,7 @@ describe('roa cert', () => {
     const days = (Date.parse(cert.validTo) - Date.now()) / 86_400_000;
     assert.ok(days > 396 && days <= 397, `valid ${days} days`);
 
-    for (const host of ['localhost', '127.0.0.1']) {
+    for (const host of ['localhost', '127.0.0.1'] as const) {
       assert.deepEqual(await handshake(dir, host), { status: 200, authorized: true }, host);
     }
   });
