@@ -3,11 +3,13 @@
  * createApp: an Express-4-shaped application that is also a node request listener.
  */
 import http, { type IncomingMessage, type Server, ServerResponse } from 'node:http';
+import type { Http2SecureServer, SecureServerOptions } from 'node:http2';
 import { adoptRequest, AWAITING_CONTINUE, drainWhenAnswered, Request, type NextFunction } from './http/request.js';
 import { FastRequest } from './http/fast-request.js';
 import { activeFastPaths, resolveFastPaths, type FastPaths, type FastPathsOption } from './http/fast-paths.js';
 import { answerClientError, refuseConnect } from './http/client-error.js';
 import { hostProblem } from './http/host.js';
+import { createAppSecureServer } from './http/secure-server.js';
 import { compileTrust, TRUST_FN_SETTING } from './http/trust-proxy.js';
 import { checkMaxDrainBytes, closeUnlessRead } from './http/unread-body.js';
 import { HttpError } from './errors/http-error.js';
@@ -75,6 +77,14 @@ export interface App extends Omit<RouterCore, 'get' | 'use' | 'route' | 'handle'
   listen(port?: number, host?: string | (() => void), callback?: () => void): Server;
   /** Creates (without listening) an http.Server for this app. */
   createServer(options?: http.ServerOptions): Server;
+  /**
+   * Creates (without listening) a TLS server for this app offering HTTP/2 and HTTP/1.1 by ALPN on
+   * one port, TLS 1.2 at least (http/secure-server). Over HTTP/2 handlers get requests and
+   * responses with the same conveniences (http/http2-messages).
+   * @example
+   *   app.createSecureServer({ cert, key }).listen(8443)
+   */
+  createSecureServer(options: SecureServerOptions): Http2SecureServer;
 }
 
 /**
@@ -116,12 +126,17 @@ export function createApp(options: AppOptions = {}): App {
       // The app is the server's listener here (not mounted): the message-level rules apply.
       const hostError = hostProblem(req);
       if (hostError !== undefined) {
-        // RFC 9112 §3.2: 400; the connection closes, as the message may not mean what it seems.
+        // RFC 9112 §3.2: 400; the connection closes, as the message may not mean what it seems
+        // (HTTP/1.1: an HTTP/2 response drops the field, http/http2-messages).
         appFinal(new HttpError(400, hostError, { code: 'ROA_ERR_INVALID_HOST', headers: { Connection: 'close' } }), req, res);
         return;
       }
-      closeUnlessRead(req, res, maxDrainBytes);
-      drainWhenAnswered(req, res);
+      // Bounding an unread body keeps an HTTP/1.1 connection usable; an HTTP/2 stream has its own
+      // flow control and its unread rest is refused by node with the stream, not the connection.
+      if (req.httpVersionMajor !== 2) {
+        closeUnlessRead(req, res, maxDrainBytes);
+        drainWhenAnswered(req, res);
+      }
       router.handle(req, res, appFinal);
       return;
     }
@@ -181,6 +196,9 @@ export function createApp(options: AppOptions = {}): App {
     server.on('connect', refuseConnect);
     return server as unknown as Server;
   };
+
+  app.createSecureServer = (serverOptions) =>
+    createAppSecureServer(app, { Request: RequestClass, Response: ResponseClass, turnFlush: fast.turnFlush }, serverOptions);
 
   app.listen = (port = 0, host?: string | (() => void), callback?: () => void) => {
     const server = app.createServer();

@@ -14,6 +14,7 @@ export type { RequestHandler, ErrorRequestHandler, NextFunction } from './router
 export { compilePath, type RoutePath } from './router/path.js';
 export { Request } from './http/request.js';
 export { Response } from './http/response.js';
+export { Http2Request, Http2Response } from './http/http2-messages.js';
 export { negotiate } from './http/accepts.js';
 export { readRawBody, type ReadBodyOptions } from './http/body.js';
 export { HttpError, type HttpErrorOptions } from './errors/http-error.js';

@@ -35,7 +35,7 @@ export function isValidHost(value: string): boolean {
  * @example
  *   if (hostProblem(req) !== undefined) refuse(400)
  */
-export function hostProblem(req: IncomingMessage): string | undefined {
+export function hostProblem(req: Pick<IncomingMessage, 'rawHeaders' | 'headers' | 'httpVersionMajor' | 'httpVersionMinor'>): string | undefined {
   const raw = req.rawHeaders ?? [];
   let count = 0;
   for (let i = 0; i < raw.length; i += 2) {
@@ -44,10 +44,21 @@ export function hostProblem(req: IncomingMessage): string | undefined {
   }
   if (count > 1) return 'The request has more than one Host header field';
   const host = req.headers.host;
+  if (req.httpVersionMajor === 2) return http2HostProblem(host, req.headers[':authority']);
   if (host === undefined) {
-    // HTTP/1.0 may omit Host; so may a request not read off an HTTP/1.1 connection (an HTTP/2
-    // compatibility request carries :authority instead, a test's hand-made request nothing).
+    // HTTP/1.0 may omit Host; so may a test's hand-made request.
     return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? 'An HTTP/1.1 request needs a Host header field' : undefined;
   }
+  return isValidHost(host) ? undefined : 'The Host header field is not a valid authority';
+}
+
+/**
+ * RFC 9113 §8.3.1: an HTTP/2 request names its target's authority in `:authority` or Host (roa
+ * copies the first into the second, http/http2-messages), and the two must agree when both are
+ * sent. A request with neither has no authority to route on.
+ */
+function http2HostProblem(host: string | undefined, authority: string | string[] | undefined): string | undefined {
+  if (host === undefined) return 'An HTTP/2 request needs an :authority or Host header field';
+  if (typeof authority === 'string' && authority !== host) return 'The Host header field differs from :authority';
   return isValidHost(host) ? undefined : 'The Host header field is not a valid authority';
 }

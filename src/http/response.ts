@@ -4,6 +4,7 @@
  * node API; `FastResponse` adds the `outHeaders` fast path, which reads a private field.
  */
 import { IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
+import { Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
 import encodeUrl from 'encodeurl';
 import appendVary from 'vary';
@@ -202,9 +203,33 @@ export class FastResponse extends Response {
   }
 }
 
-/** Gives a plain ServerResponse the prototype of `as` (for `http.createServer(app)`). */
-export function adoptResponse(res: ServerResponse, as: typeof Response = Response): Response {
+/**
+ * What an HTTP/2 compatibility response becomes: http/http2-messages registers its Http2Response
+ * when it loads (that class takes its conveniences from Response, so this module cannot import it).
+ */
+type Http2ResponseClass = (new (...args: never[]) => Http2ServerResponse) & { initFields(res: Response): void };
+let http2ResponseClass: Http2ResponseClass | undefined;
+
+/** Called once by http/http2-messages. */
+export function registerHttp2Response(cls: Http2ResponseClass): void {
+  http2ResponseClass = cls;
+}
+
+/**
+ * Gives a plain ServerResponse the prototype of `as` (for `http.createServer(app)`); node:http2's
+ * compatibility response (`http2.createSecureServer(…, app)`) gets http/http2-messages'
+ * Http2Response, with the same senders; it is typed as a Response for the handlers.
+ */
+export function adoptResponse(res: ServerResponse | Http2ServerResponse, as: typeof Response = Response): Response {
   if (res instanceof Response) return res;
+  if (res instanceof Http2ServerResponse) {
+    const h2 = http2ResponseClass;
+    if (h2 === undefined) throw new Error('roa: HTTP/2 responses need http/http2-messages loaded (createApp loads it)');
+    if (res instanceof h2) return res as unknown as Response;
+    Object.setPrototypeOf(res, h2.prototype);
+    h2.initFields(res as unknown as Response);
+    return res as unknown as Response;
+  }
   Object.setPrototypeOf(res, as.prototype);
   (res as Response).locals = {};
   return res as Response;
