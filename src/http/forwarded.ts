@@ -14,6 +14,8 @@ import type { TrustFn } from './trust-proxy.js';
 const SCHEME = /^[a-z][a-z0-9+.-]*$/i;
 /** Longer values are not a scheme anyone forwards; refused before the pattern runs. */
 const MAX_SCHEME_LENGTH = 32;
+/** A DNS name has at most 253 characters (RFC 1035 §2.3.4); with brackets and a port, a little more. */
+const MAX_HOST_LENGTH = 270;
 
 /** What trusted proxies said about the client: its protocol and Host, each undefined when unsaid. */
 export interface ForwardedOrigin {
@@ -124,7 +126,7 @@ function schemeOf(value: string): string | undefined {
 
 function hostOf(value: string): string | undefined {
   const v = value.trim();
-  return isValidHost(v) ? v : undefined;
+  return v.length <= MAX_HOST_LENGTH && isValidHost(v) ? v : undefined;
 }
 
 /** The first of a comma-separated list (a proxy chain's values, client side first). */
