@@ -7,6 +7,7 @@
  * private IncomingMessage methods (the `incomingMessage` fast path).
  */
 import { IncomingMessage, type ServerResponse } from 'node:http';
+import { Http2ServerRequest } from 'node:http2';
 import type { Socket } from 'node:net';
 import typeis from 'type-is';
 import { parseContentType } from './content-type.js';
@@ -203,19 +204,45 @@ export function pathnameOf(url: string): string {
 }
 
 /**
- * Gives a plain IncomingMessage the prototype and fields of `as` (Request, or http/fast-request's
- * FastRequest), for an app serving `http.createServer(app)`.
+ * What an HTTP/2 compatibility request becomes: http/http2-messages registers its Http2Request when
+ * it loads (that class takes its conveniences from Request, so this module cannot import it).
  */
-export function adoptRequest(req: IncomingMessage, as: typeof Request = Request): Request {
+type Http2RequestClass = (new (...args: never[]) => Http2ServerRequest) & { initFields(req: Request): void };
+let http2RequestClass: Http2RequestClass | undefined;
+
+/** Called once by http/http2-messages. */
+export function registerHttp2Request(cls: Http2RequestClass): void {
+  http2RequestClass = cls;
+}
+
+/**
+ * Gives a plain IncomingMessage the prototype and fields of `as` (Request, or http/fast-request's
+ * FastRequest), for an app serving `http.createServer(app)`. node:http2's compatibility request
+ * (`http2.createSecureServer(…, app)`) is not an IncomingMessage: it gets http/http2-messages'
+ * Http2Request, which carries the same conveniences; it is typed as a Request for the handlers.
+ */
+export function adoptRequest(req: IncomingMessage | Http2ServerRequest, as: typeof Request = Request): Request {
   if (req instanceof Request) return req;
+  if (req instanceof Http2ServerRequest) {
+    const h2 = http2RequestClass;
+    if (h2 === undefined) throw new Error('roa: HTTP/2 requests need http/http2-messages loaded (createApp loads it)');
+    if (req instanceof h2) return req as unknown as Request;
+    Object.setPrototypeOf(req, h2.prototype);
+    initRequest(req as unknown as Request);
+    h2.initFields(req as unknown as Request);
+    return req as unknown as Request;
+  }
   Object.setPrototypeOf(req, as.prototype);
   initRequest(req as Request);
   as.initFields(req as Request);
   return req as Request;
 }
 
-/** The per-request fields, always assigned in this order (one object shape for every request). */
-function initRequest(r: Request): void {
+/**
+ * The per-request fields, always assigned in this order (one object shape for every request);
+ * http/http2-messages' Http2Request is given the same.
+ */
+export function initRequest(r: Request): void {
   const fields = r as unknown as Record<string, unknown>;
   r.params = {};
   r.body = undefined;
