@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { ClientHttp2Session, Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { Writable } from 'node:stream';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { createApp } from '../../src/app.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { HttpError } from '../../src/errors/http-error.js';
@@ -70,6 +71,24 @@ describe('app.createSecureServer', () => {
     const noAlpn = await h1Request(port, certs.ca, { path: '/who' }, { ALPNProtocols: [] });
     assert.equal(noAlpn.alpn, false);
     assert.equal(noAlpn.status, 200);
+  });
+
+  it('defers the uncork of HTTP/1.1 TLS sockets when turn flushing is on, never of an HTTP/2 session socket', async () => {
+    const app = createApp({ flushPerTurn: true });
+    app.get('/', (_req, res) => res.send('ok'));
+    const flushing = app.createSecureServer({ cert: certs.cert, key: certs.key });
+    const deferred = new Map<string, boolean>();
+    flushing.on('secureConnection', (socket: TLSSocket) => deferred.set(String(socket.alpnProtocol), socket.uncork !== Writable.prototype.uncork));
+    const flushingPort = await listen(flushing);
+    const h2 = await h2Session(flushingPort, certs.ca);
+    try {
+      assert.equal((await h2Request(h2, { path: '/' })).body, 'ok');
+      assert.equal((await h1Request(flushingPort, certs.ca, { path: '/' })).body, 'ok');
+      assert.deepEqual(Object.fromEntries(deferred), { h2: false, 'http/1.1': app.fastPaths.turnFlush });
+    } finally {
+      h2.close();
+      await new Promise((resolve) => flushing.close(resolve));
+    }
   });
 
   it('refuses a TLS 1.1 client', async () => {
