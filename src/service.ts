@@ -4,7 +4,8 @@
  * The CLI parses flags and calls `startService`; tests call it too.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Http2SecureServer } from 'node:http2';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp, type App } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -24,7 +25,7 @@ import { parseRedisClientKind } from './redis/open-redis.js';
 import type { RedisClientKind } from './redis/redis-client.js';
 import { sendProblem } from './errors/problem.js';
 import { createGateway, type Gateway } from './gateway/index.js';
-import { Purger } from './resources/purger.js';
+import { Purger, type LocalCache } from './resources/purger.js';
 import type { NextFunction, Request } from './http/request.js';
 import { trustProxyList } from './http/trust-proxy.js';
 import type { Response } from './http/response.js';
@@ -37,6 +38,7 @@ import { articleCollectionResource, articleItemResource } from './resources/arti
 import { ARTICLE_SCOPE_LIST } from './resources/article/article-scopes.js';
 import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
 import { openStore } from './storage/open-store.js';
+import { loadTlsCredentials, type ReloadableServer, type TlsCredentials, type TlsFiles } from './tls/credentials.js';
 import type { Store } from './storage/store.js';
 
 export interface ServiceOptions {
@@ -69,6 +71,12 @@ export interface ServiceOptions {
    * address when it is on.
    */
   trustProxy?: string[];
+  /**
+   * Serve the public entry over HTTPS, with HTTP/2 offered by ALPN (`startService` only): the
+   * embedded gateway's port when it is on (the service port then stays plain HTTP for the gateway),
+   * else the service port. Files are read and checked before anything listens.
+   */
+  tls?: TlsFiles | TlsCredentials;
   /** Cache node base URLs to PURGE after writes (the embedded gateway is added when on). */
   purge?: string[];
   purgeAllow?: string[];
@@ -126,7 +134,10 @@ export interface Service {
 
 export interface RunningService extends Service {
   purger: Purger | undefined;
-  server: Server;
+  /** The service's own server: HTTPS and HTTP/2 when `tls` is given and the gateway is off. */
+  server: Server | Http2SecureServer;
+  /** The server that terminates TLS (the gateway's or the service's), for reloading its certificate; undefined without `tls`. */
+  tlsServer: ReloadableServer | undefined;
   address: AddressInfo;
   gateway: Gateway | undefined;
   gatewayAddress: AddressInfo | undefined;
@@ -215,9 +226,9 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   return { app, store, authenticator, deps, logger, release };
 }
 
-function makePurger(nodes: string[], opts: ServiceOptions, logger: Logger): Purger | undefined {
-  if (nodes.length === 0) return undefined;
-  return new Purger({ nodes, timeoutMs: opts.purgeTimeoutMs, delayedPurgeMs: opts.purgeDelayMs, logger });
+function makePurger(nodes: string[], opts: ServiceOptions, logger: Logger, localCaches: LocalCache[] = []): Purger | undefined {
+  if (nodes.length === 0 && localCaches.length === 0) return undefined;
+  return new Purger({ nodes, localCaches, timeoutMs: opts.purgeTimeoutMs, delayedPurgeMs: opts.purgeDelayMs, logger });
 }
 
 /** Registers a resource on every path it declares. */
@@ -225,7 +236,7 @@ export function mountResource<D, I>(app: App, spec: ResourceSpec<D, I>, deps: Pa
   app.all(spec.paths, resourceHandler(spec, deps));
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+function listen(server: NetServer, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
       server.off('listening', onListening);
@@ -245,11 +256,22 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 export async function startService(opts: ServiceOptions = {}): Promise<RunningService> {
   const host = opts.host ?? '127.0.0.1';
   const gatewayPort = opts.gatewayPort ?? 8080;
+  // A bad certificate or key stops start-up before anything opens or listens.
+  const tls = opts.tls === undefined ? undefined : 'certFile' in opts.tls ? loadTlsCredentials(opts.tls) : opts.tls;
+  const serviceTls = gatewayPort === 0 ? tls : undefined;
   // Purge targets are known only once the embedded gateway listens (its port may be 0 in tests),
   // so the purger is made after start-up and handed to the resources through `deps`.
   // Listen first, so the OAuth issuer can name the real port even when it was 0.
-  const server = createApp().createServer();
+  const server = serviceTls ? createApp().createSecureServer({ cert: serviceTls.cert, key: serviceTls.key }) : createApp().createServer();
   server.removeAllListeners('request');
+  // An HTTP/2 server has no closeAllConnections: its sockets are tracked for `close`.
+  const sockets = new Set<Socket>();
+  if (serviceTls) {
+    server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+  }
   const store = opts.store ?? (await openServiceStore(opts));
   let address: AddressInfo;
   try {
@@ -262,7 +284,9 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   // wildcard), pinned, so the service believes X-Forwarded-For from exactly that address: the
   // gateway's, not every client's on the host.
   const gatewayFrom = gatewayPort !== 0 ? connectAddress(address.address) : undefined;
-  const trustProxy = gatewayFrom === undefined ? opts.trustProxy : [...(opts.trustProxy ?? []), gatewayFrom];
+  // `none` (trust nobody) still lets the embedded gateway's own address in.
+  const wantedTrust = (opts.trustProxy ?? ['loopback']).filter((a) => a.toLowerCase() !== 'none');
+  const trustProxy = gatewayFrom === undefined ? wantedTrust : [...wantedTrust, gatewayFrom];
   let service: Service;
   try {
     service = await createService({ ...opts, store, port: address.port, purge: [], trustProxy });
@@ -275,7 +299,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   let gateway: Gateway | undefined;
   let gatewayAddress: AddressInfo | undefined;
   if (gatewayFrom !== undefined) {
-    gateway = createGateway({ upstream: `http://${hostForUrl(gatewayFrom)}:${address.port}`, upstreamLocalAddress: gatewayFrom, purgeAllow: opts.purgeAllow, logger: service.logger });
+    gateway = createGateway({ upstream: `http://${hostForUrl(gatewayFrom)}:${address.port}`, upstreamLocalAddress: gatewayFrom, purgeAllow: opts.purgeAllow, logger: service.logger, ...(tls ? { tls } : {}) });
     try {
       gatewayAddress = await gateway.listen(gatewayPort === 'ephemeral' ? 0 : gatewayPort, host);
     } catch (err) {
@@ -285,8 +309,11 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
     }
   }
   const nodes = [...(opts.purge ?? [])];
-  if (gatewayAddress !== undefined) nodes.unshift(`http://${hostForUrl(host)}:${gatewayAddress.port}`);
-  const purger = makePurger(nodes, opts, service.logger);
+  // Over TLS the embedded gateway is invalidated by a call: its certificate names the public host,
+  // not the loopback address a PURGE would be sent to.
+  const localCaches = gateway !== undefined && tls !== undefined ? [gateway] : [];
+  if (gatewayAddress !== undefined && tls === undefined) nodes.unshift(`http://${hostForUrl(host)}:${gatewayAddress.port}`);
+  const purger = makePurger(nodes, opts, service.logger, localCaches);
   service.deps.purger = purger;
   return {
     ...service,
@@ -295,11 +322,14 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
     address,
     gateway,
     gatewayAddress,
+    tlsServer: tls === undefined ? undefined : gateway !== undefined ? gateway.server as ReloadableServer : server as Http2SecureServer,
     async close() {
       await purger?.close();
       await gateway?.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections?.();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      else for (const socket of sockets) socket.destroy();
+      await closed;
       await service.release();
       await service.store.close();
     },

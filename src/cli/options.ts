@@ -20,7 +20,9 @@ export const SERVE_OPTIONS = {
   gatewayPort: { flag: '--gateway-port <port>', env: 'GATEWAY_PORT', defaultValue: '8080', description: 'embedded caching gateway port (0 = off)' },
   purge: { flag: '--purge <urls>', env: 'PURGE_URLS', description: 'comma-separated cache node base URLs to PURGE after writes' },
   purgeAllow: { flag: '--purge-allow <cidrs>', env: 'PURGE_ALLOW', description: 'comma-separated CIDRs allowed to PURGE the embedded gateway (default loopback)' },
-  trustProxy: { flag: '--trust-proxy <addresses>', env: 'ROA_TRUST_PROXY', description: "comma-separated proxies (addresses, CIDRs, loopback, linklocal, uniquelocal) whose X-Forwarded-For names the client, besides the embedded gateway (e.g. Varnish's address)" },
+  trustProxy: { flag: '--trust-proxy <addresses>', env: 'ROA_TRUST_PROXY', defaultValue: 'loopback', description: "comma-separated proxies (addresses, CIDRs, loopback, linklocal, uniquelocal; none = no proxy) whose X-Forwarded-For/-Proto/-Host and Forwarded are believed for req.ip, req.protocol and req.hostname; the embedded gateway is always trusted" },
+  tlsCert: { flag: '--tls-cert <file>', env: 'ROA_TLS_CERT', description: 'PEM certificate (chain): serve the public entry (the gateway port, or the service port when the gateway is off) over HTTPS and HTTP/2; SIGHUP reloads it' },
+  tlsKey: { flag: '--tls-key <file>', env: 'ROA_TLS_KEY', description: 'PEM private key of --tls-cert' },
   purgeTimeout: { flag: '--purge-timeout <ms>', env: 'PURGE_TIMEOUT_MS', defaultValue: '2000', description: 'how long a write waits for purges' },
   purgeDelay: { flag: '--purge-delay <ms>', env: 'PURGE_DELAY_MS', defaultValue: '1000', description: 'second, delayed purge (0 = off)' },
   redis: { flag: '--redis <url>', env: 'REDIS_URL', description: 'Redis URL shared by instances: HMAC nonces and the OAuth failure throttle' },
@@ -49,6 +51,9 @@ export const GATEWAY_OPTIONS = {
   maxBytes: { flag: '--max-bytes <n>', env: 'GATEWAY_MAX_BYTES', defaultValue: String(64 * 1024 * 1024), description: 'cache memory bound in bytes (LRU)' },
   purgeAllow: { flag: '--purge-allow <cidrs...>', env: 'PURGE_ALLOW', description: 'CIDRs allowed to PURGE (default loopback)' },
   maxVariants: { flag: '--max-variants <n>', env: 'GATEWAY_MAX_VARIANTS', defaultValue: '16', description: 'Vary variants kept per URL (LRU)' },
+  tlsCert: { flag: '--tls-cert <file>', env: 'ROA_TLS_CERT', description: 'PEM certificate (chain): serve over HTTPS and HTTP/2; SIGHUP reloads it' },
+  tlsKey: { flag: '--tls-key <file>', env: 'ROA_TLS_KEY', description: 'PEM private key of --tls-cert' },
+  trustProxy: { flag: '--trust-proxy <addresses>', env: 'ROA_TRUST_PROXY', description: 'comma-separated proxies in front of the gateway (e.g. a TLS terminator) whose X-Forwarded-* and Forwarded are passed on; from anyone else they are replaced (default none)' },
   storeSetCookie: { flag: '--store-set-cookie <on|off>', env: 'GATEWAY_STORE_SET_COOKIE', defaultValue: 'off', description: 'store responses carrying Set-Cookie and replay the cookie to every client' },
 } satisfies Record<string, OptionSpec>;
 
@@ -101,6 +106,28 @@ export function parseSwitch(value: string | undefined, name: string): boolean {
   if (v === 'on' || v === '1' || v === 'true') return true;
   if (v === 'off' || v === '0' || v === 'false') return false;
   throw new Error(`${name} must be on or off (1 or 0), got '${value}'`);
+}
+
+/**
+ * The TLS files from `--tls-cert`/`--tls-key` (or their variables): both or neither; one alone is a
+ * clear error rather than a plain-HTTP start the operator did not ask for.
+ */
+export function parseTlsFiles(cert: string | undefined, key: string | undefined): { certFile: string; keyFile: string } | undefined {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined) throw new Error('--tls-key (ROA_TLS_KEY) needs --tls-cert (ROA_TLS_CERT) too');
+  if (key === undefined) throw new Error('--tls-cert (ROA_TLS_CERT) needs --tls-key (ROA_TLS_KEY) too');
+  return { certFile: cert, keyFile: key };
+}
+
+/**
+ * A `--trust-proxy` list: `none` trusts no proxy (an empty list), anything else is handed to
+ * proxy-addr, which refuses what it cannot parse.
+ */
+export function parseTrustProxy(value: string | undefined): string[] | undefined {
+  const list = parseOptionalList(value);
+  if (list === undefined) return undefined;
+  if (list.length === 1 && list[0]!.toLowerCase() === 'none') return [];
+  return list;
 }
 
 /** Splits a comma-separated list, dropping blanks. */

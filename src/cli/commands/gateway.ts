@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { runGateway } from '../../gateway/index.js';
-import { GATEWAY_OPTIONS as O, parseCount, parseInteger, parseList, parsePort, resolveOption } from '../options.js';
+import { loadTlsCredentials, reloadOnSignal } from '../../tls/credentials.js';
+import { GATEWAY_OPTIONS as O, parseCount, parseInteger, parseList, parsePort, parseTlsFiles, parseTrustProxy, resolveOption } from '../options.js';
 
 export function registerGateway(program: Command): void {
   program
@@ -16,6 +17,9 @@ export function registerGateway(program: Command): void {
     .option(O.maxBytes.flag, `${O.maxBytes.description} (default 64 MiB)`)
     .option(O.purgeAllow.flag, O.purgeAllow.description)
     .option(O.maxVariants.flag, `${O.maxVariants.description} (env ${O.maxVariants.env}, default ${O.maxVariants.defaultValue})`)
+    .option(O.tlsCert.flag, `${O.tlsCert.description} (env ${O.tlsCert.env})`)
+    .option(O.tlsKey.flag, `${O.tlsKey.description} (env ${O.tlsKey.env})`)
+    .option(O.trustProxy.flag, `${O.trustProxy.description} (env ${O.trustProxy.env})`)
     .option(O.storeSetCookie.flag, `${O.storeSetCookie.description} (env ${O.storeSetCookie.env}, default ${O.storeSetCookie.defaultValue})`)
     .action(async (flags: Record<string, unknown>) => {
       const upstream = resolveOption(O.upstream, flags.upstream);
@@ -30,7 +34,13 @@ export function registerGateway(program: Command): void {
       const purgeAllow = parseList(resolveOption(O.purgeAllow, flags.purgeAllow));
       const storeSetCookie = resolveOption(O.storeSetCookie, flags.storeSetCookie);
       if (storeSetCookie !== 'on' && storeSetCookie !== 'off') throw new Error(`--store-set-cookie must be on or off, got '${storeSetCookie}'`);
+      const tlsFiles = parseTlsFiles(resolveOption(O.tlsCert, flags.tlsCert), resolveOption(O.tlsKey, flags.tlsKey));
+      // Read and checked before anything listens: a bad pair is a one-line error and exit code 1.
+      const tls = tlsFiles ? loadTlsCredentials(tlsFiles) : undefined;
+      const trustProxy = parseTrustProxy(resolveOption(O.trustProxy, flags.trustProxy));
       const { gateway } = await runGateway({
+        ...(tls ? { tls } : {}),
+        ...(trustProxy && trustProxy.length > 0 ? { trustProxy } : {}),
         upstream,
         port: parsePort(resolveOption(O.port, flags.port), '--port'),
         host: resolveOption(O.host, flags.host),
@@ -39,6 +49,7 @@ export function registerGateway(program: Command): void {
         storeSetCookie: storeSetCookie === 'on',
         ...(purgeAllow.length > 0 ? { purgeAllow } : {}),
       });
+      if (tlsFiles && 'setSecureContext' in gateway.server) reloadOnSignal([gateway.server], tlsFiles, { info: (o, m) => console.log(m, o), error: (o, m) => console.error(m, o) });
       const stop = (): void => {
         gateway.close().finally(() => process.exit(0));
       };

@@ -6,13 +6,19 @@ import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
 import { startService } from '../../service.js';
 import { parseRedisClientKind } from '../../redis/open-redis.js';
-import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parseOptionalList, parsePort, parseSwitch, resolveOption, type OptionSpec } from '../options.js';
+import { reloadOnSignal } from '../../tls/credentials.js';
+import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parseOptionalList, parsePort, parseSwitch, parseTlsFiles, parseTrustProxy, resolveOption, type OptionSpec } from '../options.js';
 
 const MAX_TOKEN_LIFETIME_S = MAX_TOKEN_LIFETIME_MS / 1000;
 /** A day: nonces are held for the whole window, and clocks a day apart are a fault, not skew. */
 const MAX_CLOCK_SKEW_S = 24 * 3600;
 /** Ten million nonces (up to 512 MiB of fingerprints): past that, a deployment wants Redis, not a bigger number. */
 const MAX_NONCE_MEMORY = 10_000_000;
+
+/** An address as it stands in a URL (IPv6 in brackets). */
+function urlHost(address: string): string {
+  return address.includes(':') ? `[${address}]` : address;
+}
 
 function describe(spec: OptionSpec): string {
   const extra = [spec.env ? `env ${spec.env}` : '', spec.defaultValue !== undefined ? `default ${spec.defaultValue}` : ''].filter(Boolean).join(', ');
@@ -29,6 +35,7 @@ export function registerServe(program: Command): void {
       throw new Error(`--env must be development or production, got '${env}'`);
     }
     const redisUrl = opt('redis');
+    const tls = parseTlsFiles(opt('tlsCert'), opt('tlsKey'));
     for (const [key, allowed] of [['tokenFormat', ['opaque', 'jwt']], ['passwordGrant', ['on', 'off']], ['hmacMinimalUnsafe', ['on', 'off']]] as const) {
       const v = opt(key);
       if (v !== undefined && !(allowed as readonly string[]).includes(v)) throw new Error(`${O[key].flag.split(' ')[0]} must be ${allowed.join(' or ')}, got '${v}'`);
@@ -41,7 +48,8 @@ export function registerServe(program: Command): void {
       gatewayPort: parsePort(opt('gatewayPort'), '--gateway-port'),
       purge: parseList(opt('purge')),
       purgeAllow: parseOptionalList(opt('purgeAllow')),
-      trustProxy: parseOptionalList(opt('trustProxy')),
+      trustProxy: parseTrustProxy(opt('trustProxy')),
+      ...(tls ? { tls } : {}),
       purgeTimeoutMs: parseCount(opt('purgeTimeout'), '--purge-timeout', MAX_TIMER_MS),
       purgeDelayMs: parseCount(opt('purgeDelay'), '--purge-delay', MAX_TIMER_MS),
       ...(redisUrl ? { redisUrl } : {}),
@@ -62,8 +70,11 @@ export function registerServe(program: Command): void {
       maxAge: parseCount(opt('maxAge'), '--max-age', MAX_DELTA_SECONDS),
     });
     const { address, gatewayAddress } = running;
-    console.log(`roa: service on http://${address.address}:${address.port}`);
-    if (gatewayAddress) console.log(`roa: caching gateway on http://${gatewayAddress.address}:${gatewayAddress.port}`);
+    const scheme = (secure: boolean): string => (secure ? 'https' : 'http');
+    console.log(`roa: service on ${scheme(tls !== undefined && !gatewayAddress)}://${urlHost(address.address)}:${address.port}`);
+    if (gatewayAddress) console.log(`roa: caching gateway on ${scheme(tls !== undefined)}://${urlHost(gatewayAddress.address)}:${gatewayAddress.port}`);
+    // A renewed certificate is taken on SIGHUP; connections already open keep the one they began with.
+    if (tls && running.tlsServer) reloadOnSignal([running.tlsServer], tls, running.logger);
     let closing = false;
     const stop = (): void => {
       if (closing) return;
