@@ -37,7 +37,11 @@ export function parseByteLimit(value: number | string): number {
 
 /** True when the request has a body to read (RFC 9112 §6.3: Transfer-Encoding or Content-Length). */
 export function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+  if (req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined) return true;
+  // HTTP/2 frames a body in DATA frames and needs neither field (RFC 9113 §8.1): the stream says
+  // whether one follows (END_STREAM on the headers or not).
+  const stream = (req as { stream?: { endAfterHeaders?: boolean } }).stream;
+  return stream !== undefined && stream.endAfterHeaders === false;
 }
 
 // Concurrent readers (a parser and the HMAC scheme, say) share one read rather than racing for chunks.

@@ -131,6 +131,23 @@ describe('one app over HTTP/2 and HTTP/1.1 on one TLS listener', () => {
     assert.equal(JSON.parse(overH1.body).secure, true);
   });
 
+  it('reads an HTTP/2 body sent in DATA frames without Content-Length', async () => {
+    const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const stream = session.request({ ':method': 'POST', ':path': '/echo', 'content-type': 'application/json' });
+      let status = 0;
+      let body = '';
+      stream.setEncoding('utf8');
+      stream.on('response', (h) => (status = Number(h[':status'])));
+      stream.on('data', (c: string) => (body += c));
+      stream.on('end', () => resolve({ status, body }));
+      stream.on('error', reject);
+      stream.write('{"streamed":');
+      stream.end('true}');
+    });
+    assert.equal(reply.status, 201, reply.body);
+    assert.deepEqual(JSON.parse(reply.body), { body: { streamed: true }, is: 'json' });
+  });
+
   it('answers an HTTP/2 request whose Host disagrees with :authority with a 400 problem', async () => {
     const reply = await h2Request(session, { path: '/users/1', headers: { ':authority': `127.0.0.1:${port}`, host: 'elsewhere.example' } });
     assert.equal(reply.status, 400);
