@@ -21,6 +21,8 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const serverKey = randomBytes(32);
 const secret = 'nonce-test-secret-0123456789abcdef';
+/** As from a TLS terminator on this host (loopback is trusted): production refuses credentials over plain HTTP (issue 26). */
+const VIA_TLS = { 'x-forwarded-proto': 'https' };
 
 for (const sqliteNonceLog of [false, true]) {
   const db = join(dir, sqliteNonceLog ? 'log.db' : 'table.db');
@@ -35,11 +37,11 @@ for (const sqliteNonceLog of [false, true]) {
       let { running, base } = await start();
       await running.store.createUser({ name: 'hana', role: 'editor', passwordHash: await hashPassword('pw-pw-pw-pw'), hmacSecret: sealHmacSecret(new SecretBox(serverKey), 'hana', secret) });
       try {
-        const headers: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
+        const headers: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }), ...VIA_TLS };
         assert.equal((await send(base, 'GET', '/articles', { headers })).status, 200);
         assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401);
 
-        const copies: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
+        const copies: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }), ...VIA_TLS };
         const statuses = await Promise.all(Array.from({ length: 12 }, () => send(base, 'GET', '/articles', { headers: copies }).then((r) => r.status)));
         assert.deepEqual(statuses.filter((s) => s === 200).length, 1, String(statuses));
         assert.ok(statuses.every((s) => s === 200 || s === 401), String(statuses));
@@ -47,7 +49,7 @@ for (const sqliteNonceLog of [false, true]) {
         await running.close();
         ({ running, base } = await start());
         assert.equal((await send(base, 'GET', '/articles', { headers })).status, 401, 'a nonce seen before the restart stays spent');
-        const fresh: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }) };
+        const fresh: Record<string, string> = { ...signRequest({ method: 'GET', target: '/articles', user: 'hana', secret }), ...VIA_TLS };
         assert.equal((await send(base, 'GET', '/articles', { headers: fresh })).status, 200);
       } finally {
         await running.close();
