@@ -7,8 +7,10 @@
  */
 import { after, before, describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
+import http2 from 'node:http2';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
+import tls from 'node:tls';
 import { createApp, type App } from '../../src/app.js';
 import { publicOrigin } from '../../src/http/public-origin.js';
 import type { Request } from '../../src/http/request.js';
@@ -223,6 +225,30 @@ describe('req.secure over real TLS', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   }
+
+  it('is https over HTTP/2, with the host from :authority', async () => {
+    const server = originApp('loopback').createSecureServer({ cert: certs.cert, key: certs.key });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // Connected to 127.0.0.1 explicitly (localhost may resolve to ::1 first), verified as localhost.
+    const session = http2.connect(`https://localhost:${port}`, {
+      createConnection: () => tls.connect({ host: '127.0.0.1', port, servername: 'localhost', ca: certs.ca, ALPNProtocols: ['h2'] }),
+    });
+    try {
+      const s = await new Promise<Seen>((resolve, reject) => {
+        const stream = session.request({ ':path': '/', 'x-forwarded-proto': 'http' });
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString()) as Seen));
+        stream.on('error', reject);
+        stream.end();
+      });
+      assert.deepEqual(s, { protocol: 'https', secure: true, host: `localhost:${port}`, hostname: 'localhost', origin: `https://localhost:${port}` });
+    } finally {
+      session.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 
   it('is https on a TLS socket, and a trusted proxy cannot say otherwise', async () => {
     const direct = await overTls(originApp(), {});
