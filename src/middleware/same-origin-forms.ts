@@ -10,6 +10,7 @@ import { parse as parseContentType } from 'content-type';
 import { HttpError } from '../errors/http-error.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
+import { publicOrigin } from '../http/public-origin.js';
 import { SAFE_METHODS } from '../http/safe-methods.js';
 
 export interface SameOriginFormsOptions {
@@ -28,7 +29,8 @@ const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/fo
  * could have sent (urlencoded, multipart, text/plain, or no `Content-Type`: a no-cors `fetch` of a
  * Blob) unless the browser says it came from the service's own origin:
  *
- * - `Origin` present: it must equal the request's own origin (its scheme and `Host`) or one of
+ * - `Origin` present: it must equal the request's own public origin (its scheme and host, as trusted
+ *   proxies report them: http/public-origin) or one of
  *   `options.origins`; `Origin: null` (sandboxed frames, redirects, `data:` pages) is cross-site.
  * - `Origin` absent, `Sec-Fetch-Site` present: it must be `same-origin`.
  * - Neither: not a browser (curl, HTTP libraries), which has no ambient credentials to abuse; the
@@ -79,7 +81,7 @@ function fromOwnOrigin(req: Request, configured: ReadonlySet<string>): boolean {
   const origin = req.headers.origin;
   if (origin !== undefined) {
     const claimed = serialisedOrigin(origin);
-    return claimed !== undefined && (configured.has(claimed) || claimed === serialisedOrigin(`${req.protocol}://${req.headers.host ?? ''}`));
+    return claimed !== undefined && (configured.has(claimed) || claimed === serialisedOrigin(publicOrigin(req)));
   }
   const site = req.headers['sec-fetch-site'];
   return site === undefined || site === 'same-origin';

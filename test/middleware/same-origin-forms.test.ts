@@ -32,6 +32,31 @@ describe('sameOriginForms()', () => {
     assert.equal((await post(s.base, '/x', 'application/json', '{}', { origin: 'https://evil.example' })).status, 200);
   });
 
+  it('takes the public origin a trusted proxy reports as the own origin, and only from a trusted proxy', async () => {
+    const behind = await serve((app) => {
+      app.set('trust proxy', 'loopback');
+      app.use(sameOriginForms(), urlencoded(), methodOverride());
+      app.all('/x', echo);
+    });
+    const untrusted = await serve((app) => {
+      app.set('trust proxy', '10.0.0.1');
+      app.use(sameOriginForms(), urlencoded(), methodOverride());
+      app.all('/x', echo);
+    });
+    try {
+      const forwarded = { origin: 'https://articles.example', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'articles.example' };
+      const through = await post(behind.base, '/x', 'application/x-www-form-urlencoded', '_method=DELETE', forwarded);
+      assert.equal(through.status, 200);
+      assert.equal(through.json.method, 'DELETE');
+      assert.equal((await post(untrusted.base, '/x', 'application/x-www-form-urlencoded', '_method=DELETE', forwarded)).status, 403);
+      // The proxy's public origin replaces the Host the proxy connected with: that origin is not the page's.
+      assert.equal((await post(behind.base, '/x', 'application/x-www-form-urlencoded', 'a=1', { ...forwarded, origin: behind.base })).status, 403);
+    } finally {
+      await behind.close();
+      await untrusted.close();
+    }
+  });
+
   it('refuses a configured origin that is not an http(s) origin, at registration', () => {
     assert.throws(() => sameOriginForms({ origins: ['articles.example'] }), /not an http\(s\) origin/);
     assert.throws(() => sameOriginForms({ origins: ['ftp://articles.example'] }), /not an http\(s\) origin/);
