@@ -5,7 +5,7 @@
  * written twice: Request's and Response's own accessors and methods are copied onto these
  * prototypes when this module loads, so both protocols run one implementation.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
 import { AWAITING_CONTINUE, continueIfAwaited, initRequest, registerHttp2Request, Request } from './request.js';
 import { registerHttp2Response, Response } from './response.js';
@@ -83,6 +83,34 @@ export class Http2Response extends Http2ServerResponse<Http2Request> {
   override appendHeader(name: string, value: string | string[]): void {
     if (!isConnectionSpecific(name)) super.appendHeader(name, value);
   }
+
+  /**
+   * node's HTTP/2 `writeHead` takes a flat [name, value, …] list the slow way: it removes each name,
+   * then appends it, validating twice. roa's resources and senders write their headers as such a
+   * list, so it is turned into an object here (repeated names gathered, in order, into arrays),
+   * which node sets field by field. A status message is dropped: HTTP/2 has none (RFC 9113 §8.3.2).
+   */
+  override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | readonly string[], maybeHeaders?: OutgoingHttpHeaders | readonly string[]): this {
+    const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
+    if (headers === undefined) return super.writeHead(statusCode);
+    if (!Array.isArray(headers) || (headers.length > 0 && Array.isArray(headers[0]))) return super.writeHead(statusCode, headers as OutgoingHttpHeaders);
+    return super.writeHead(statusCode, fieldsOf(headers as readonly string[]));
+  }
+}
+
+/** A flat [name, value, …] header list as an object of lower-case names; repeated names become arrays. */
+function fieldsOf(list: readonly string[]): OutgoingHttpHeaders {
+  if (list.length % 2 !== 0) throw new TypeError('roa: a header list must hold name, value pairs');
+  const fields: Record<string, string | number | string[]> = Object.create(null) as Record<string, string | number | string[]>;
+  for (let i = 0; i < list.length; i += 2) {
+    const name = String(list[i]).toLowerCase();
+    if (isConnectionSpecific(name)) continue;
+    const value = list[i + 1] as string | number | string[];
+    const prev = fields[name];
+    if (prev === undefined) fields[name] = Array.isArray(value) ? [...value] : value;
+    else fields[name] = (Array.isArray(prev) ? prev : [String(prev)]).concat(value as string | string[]);
+  }
+  return fields;
 }
 
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);

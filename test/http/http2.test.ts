@@ -45,6 +45,15 @@ function tableApp(): App {
   );
   app.post('/go', (_req, res) => res.location('/there/ü x').status(303).send('see other'));
   app.get('/status', (_req, res) => res.sendStatus(202));
+  app.get('/list', (_req, res) => {
+    res.writeHead(200, ['Link', '</a>; rel="a"', 'link', '</b>; rel="b"', 'Content-Type', 'text/plain']);
+    res.end('listed');
+  });
+  app.get('/override', (_req, res) => {
+    res.setHeader('X-Set', 'before');
+    res.writeHead(200, ['X-Set', 'after', 'Connection', 'close']);
+    res.end('overridden');
+  });
   app.get('/set', (_req, res) => res.set({ 'X-One': '1' }).append('X-Many', 'a').append('X-Many', 'b').type('txt').vary('Origin').send('set'));
   app.get('/locals', (req, res) => {
     res.locals.a = 1;
@@ -129,6 +138,20 @@ describe('one app over HTTP/2 and HTTP/1.1 on one TLS listener', () => {
     assert.equal(overH1.headers['x-kind'], 'h1');
     assert.equal(JSON.parse(overH1.body).protocol, 'https');
     assert.equal(JSON.parse(overH1.body).secure, true);
+  });
+
+  it('writes a flat header list as HTTP/1.1 does: later fields override set ones, repeated names all kept, connection fields dropped', async () => {
+    for (const reply of [await h2Request(session, { path: '/list' }), await h1Request(port, certs.ca, { path: '/list' })]) {
+      assert.equal(reply.status, 200);
+      assert.equal(reply.body, 'listed');
+      assert.equal(reply.headers.link, '</a>; rel="a", </b>; rel="b"');
+      assert.equal(reply.headers['content-type'], 'text/plain');
+    }
+    const h2 = await h2Request(session, { path: '/override' });
+    const h1 = await h1Request(port, certs.ca, { path: '/override' });
+    assert.equal(h2.headers['x-set'], 'after');
+    assert.equal(h1.headers['x-set'], 'after');
+    assert.equal(h2.headers.connection, undefined);
   });
 
   it('reads an HTTP/2 body sent in DATA frames without Content-Length', async () => {
