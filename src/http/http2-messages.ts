@@ -16,14 +16,14 @@ type RequestConveniences = Omit<Request, keyof IncomingMessage>;
 type ResponseConveniences = Omit<Response, keyof ServerResponse>;
 
 // The members are Request's, copied onto the prototype below (`shareMembers`).
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the interface only types the members shareMembers copies onto the class
 export interface Http2Request extends RequestConveniences {}
 
 /**
  * An HTTP/2 request with Request's conveniences (`query`, `path`, `hostname`, `ip`, `get`, `is`,
  * `params`, `body`, `locals`, …). Handlers are typed with Request and receive this over HTTP/2.
  */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- merged with the interface above, whose members are copied at load
 export class Http2Request extends Http2ServerRequest {
   constructor(stream: ServerHttp2Stream, headers: ConstructorParameters<typeof Http2ServerRequest>[1], options: ConstructorParameters<typeof Http2ServerRequest>[2], rawHeaders: readonly string[]) {
     super(stream, headers, options, rawHeaders);
@@ -51,7 +51,7 @@ export class Http2Request extends Http2ServerRequest {
 }
 
 // The members are Response's, copied onto the prototype below (`shareMembers`).
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the interface only types the members shareMembers copies onto the class
 export interface Http2Response extends ResponseConveniences {}
 
 /**
@@ -59,7 +59,7 @@ export interface Http2Response extends ResponseConveniences {}
  * `location`, `send`, `json`, `sendStatus`, `format`, `locals`). Handlers are typed with Response
  * and receive this over HTTP/2.
  */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- merged with the interface above, whose members are copied at load
 export class Http2Response extends Http2ServerResponse<Http2Request> {
   constructor(stream: ServerHttp2Stream) {
     super(stream);
