@@ -87,30 +87,37 @@ export class Http2Response extends Http2ServerResponse<Http2Request> {
   /**
    * node's HTTP/2 `writeHead` takes a flat [name, value, …] list the slow way: it removes each name,
    * then appends it, validating twice. roa's resources and senders write their headers as such a
-   * list, so it is turned into an object here (repeated names gathered, in order, into arrays),
-   * which node sets field by field. A status message is dropped: HTTP/2 has none (RFC 9113 §8.3.2).
+   * list, so each field is set here instead (a name repeated in the list is appended, in order), and
+   * node then sends what is set. A status message is dropped: HTTP/2 has none (RFC 9113 §8.3.2).
    */
   override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | readonly string[], maybeHeaders?: OutgoingHttpHeaders | readonly string[]): this {
     const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
     if (headers === undefined) return super.writeHead(statusCode);
     if (!Array.isArray(headers) || (headers.length > 0 && Array.isArray(headers[0]))) return super.writeHead(statusCode, headers as OutgoingHttpHeaders);
-    return super.writeHead(statusCode, fieldsOf(headers as readonly string[]));
+    const list = headers as readonly string[];
+    if (list.length % 2 !== 0) throw new TypeError('roa: a header list must hold name, value pairs');
+    // Closed already (the client reset the stream): node's writeHead does nothing then, nor do we.
+    if (this.stream.destroyed || this.stream.closed) return this;
+    for (let i = 0; i < list.length; i += 2) {
+      const name = list[i]!;
+      if (repeatsEarlier(list, i)) this.appendHeader(name, list[i + 1]!);
+      else this.setHeader(name, list[i + 1]!);
+    }
+    return super.writeHead(statusCode);
   }
 }
 
-/** A flat [name, value, …] header list as an object of lower-case names; repeated names become arrays. */
-function fieldsOf(list: readonly string[]): OutgoingHttpHeaders {
-  if (list.length % 2 !== 0) throw new TypeError('roa: a header list must hold name, value pairs');
-  const fields: Record<string, string | number | string[]> = Object.create(null) as Record<string, string | number | string[]>;
-  for (let i = 0; i < list.length; i += 2) {
-    const name = String(list[i]).toLowerCase();
-    if (isConnectionSpecific(name)) continue;
-    const value = list[i + 1] as string | number | string[];
-    const prev = fields[name];
-    if (prev === undefined) fields[name] = Array.isArray(value) ? [...value] : value;
-    else fields[name] = (Array.isArray(prev) ? prev : [String(prev)]).concat(value as string | string[]);
+/** Whether the name at `i` of a flat header list already came earlier in it (case-insensitively). */
+function repeatsEarlier(list: readonly string[], i: number): boolean {
+  const name = list[i]!;
+  let lower: string | undefined;
+  for (let j = 0; j < i; j += 2) {
+    const other = list[j]!;
+    if (other.length !== name.length) continue;
+    lower ??= name.toLowerCase();
+    if (other.toLowerCase() === lower) return true;
   }
-  return fields;
+  return false;
 }
 
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
