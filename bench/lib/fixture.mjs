@@ -19,6 +19,12 @@ export const ARTICLE = { title: 'Benchmark article', price: { amount: '9.99', cu
 /** The POST /articles body of the articles scenario. */
 export const POST_XML = '<article><title>T</title><price currency="eur">9.99</price></article>';
 
+/**
+ * Sent with every request of the roa article servers: roa runs in production there, where credentials
+ * are taken only over TLS, and a production service stands behind a TLS terminator that says so. This
+ * models one on loopback (trusted by default); the peers ignore the field.
+ */
+export const BEHIND_TLS = Object.freeze({ 'X-Forwarded-Proto': 'https' });
 export const basicHeader = (u = EDITOR) => `Basic ${Buffer.from(`${u.name}:${u.password}`).toString('base64')}`;
 export const clientBasicHeader = () => `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`;
 

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import { parseArgs } from 'node:util';
-import { basicHeader } from './fixture.mjs';
+import { BEHIND_TLS, basicHeader } from './fixture.mjs';
 
 const { values: o } = parseArgs({
   options: {
@@ -33,7 +33,7 @@ function put(slug, body) {
         agent,
         method: 'PUT',
         path: `/articles/${slug}`,
-        headers: { Authorization: AUTH, 'Content-Type': 'application/xml', 'Content-Length': body.length },
+        headers: { ...BEHIND_TLS, Authorization: AUTH, 'Content-Type': 'application/xml', 'Content-Length': body.length },
         timeout: 10_000,
       },
       (res) => {

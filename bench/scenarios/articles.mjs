@@ -3,7 +3,7 @@
  * and express@4 (bench/lib/article-peer.mjs), all on a seeded SQLite file in a temp dir.
  */
 import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
-import { POST_XML, basicHeader } from '../lib/fixture.mjs';
+import { BEHIND_TLS, POST_XML, basicHeader } from '../lib/fixture.mjs';
 
 /** @type {import('../run.mjs').Scenario} */
 export default {
@@ -21,6 +21,7 @@ export default {
       name: 'GET article',
       method: 'GET',
       path: '/article/1',
+      headers: { ...BEHIND_TLS },
       expect: { status: 200, body: ARTICLE_XML, headers: { 'content-type': 'application/xml; charset=utf-8', vary: 'Accept' } },
     },
     {
@@ -28,7 +29,7 @@ export default {
       method: 'POST',
       path: '/articles',
       body: POST_XML,
-      headers: { 'Content-Type': 'application/xml', Authorization: basicHeader() },
+      headers: { ...BEHIND_TLS, 'Content-Type': 'application/xml', Authorization: basicHeader() },
       expect: { status: 201, body: POST_XML },
     },
   ],

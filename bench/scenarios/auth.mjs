@@ -4,7 +4,7 @@
  * requests (bench/lib/request-feed.mjs): Node signs them ahead of the window and wrk sends each once.
  */
 import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
-import { EDITOR, HMAC_SECRET, basicHeader, clientBasicHeader } from '../lib/fixture.mjs';
+import { BEHIND_TLS, EDITOR, HMAC_SECRET, basicHeader, clientBasicHeader } from '../lib/fixture.mjs';
 import { rawRequest, writeRequestFeed } from '../lib/request-feed.mjs';
 import { pidsNamed } from '../lib/proc.mjs';
 import { haveRedisServer, startRedis } from '../lib/redis.mjs';
@@ -29,10 +29,10 @@ const FEED_RATE = Number(process.env.BENCH_FEED_RATE ?? 80_000);
 // Never under half the default rate: a warm-up starved by a noisy neighbour must not leave the window a short feed.
 const feedSize = (seconds, rate) => Math.ceil(seconds * (rate > 0 ? Math.max(2.5 * rate, FEED_RATE / 2) : FEED_RATE)) + 1000;
 
-const sign = (request, extra = {}) => signRequest({ method: request.method, target: request.path, user: EDITOR.name, secret: HMAC_SECRET, ...extra });
+const sign = (request, extra = {}) => ({ ...BEHIND_TLS, ...signRequest({ method: request.method, target: request.path, user: EDITOR.name, secret: HMAC_SECRET, ...extra }) });
 
 /** Fixed headers for the whole run. */
-const fixed = (headers) => async () => ({ headers });
+const fixed = (headers) => async () => ({ headers: { ...BEHIND_TLS, ...headers } });
 
 /**
  * Headers made fresh per request by `headers()`: one set for the sanity check, and a feed per wrk window in
@@ -59,7 +59,7 @@ async function nonceFeed(ctx) {
 async function anonymousFeed(ctx) {
   return feedOf(ctx, () => {
     const h = sign(ctx.request);
-    return { 'X-Authentication': h.Authentication, 'X-Date': h.Date };
+    return { ...BEHIND_TLS, 'X-Authentication': h.Authentication, 'X-Date': h.Date };
   });
 }
 
@@ -67,16 +67,16 @@ async function anonymousFeed(ctx) {
 async function bearer({ port }) {
   const res = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
     method: 'POST',
-    headers: { Authorization: clientBasicHeader(), 'Content-Type': 'application/x-www-form-urlencoded' },
+    headers: { ...BEHIND_TLS, Authorization: clientBasicHeader(), 'Content-Type': 'application/x-www-form-urlencoded' },
     body: 'grant_type=client_credentials&scope=articles%3Aread',
     signal: AbortSignal.timeout(5000),
   });
   const body = await res.json();
   if (res.status !== 200 || typeof body.access_token !== 'string') throw new Error(`token: ${res.status} ${JSON.stringify(body)}`);
-  return { headers: { Authorization: `Bearer ${body.access_token}` } };
+  return { headers: { ...BEHIND_TLS, Authorization: `Bearer ${body.access_token}` } };
 }
 
-const GET = { name: 'GET article', method: 'GET', path: '/article/1' };
+const GET = { name: 'GET article', method: 'GET', path: '/article/1', headers: { ...BEHIND_TLS } };
 
 /** @type {import('../run.mjs').Scenario} */
 export default {
