@@ -4,7 +4,7 @@
  */
 import http, { type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Http2SecureServer, SecureServerOptions } from 'node:http2';
-import { adoptRequest, AWAITING_CONTINUE, drainWhenAnswered, Request, type NextFunction } from './http/request.js';
+import { adoptRequest, dispatchAwaitingContinue, drainWhenAnswered, Request, type NextFunction } from './http/request.js';
 import { FastRequest } from './http/fast-request.js';
 import { activeFastPaths, resolveFastPaths, type FastPaths, type FastPathsOption } from './http/fast-paths.js';
 import { answerClientError, refuseConnect } from './http/client-error.js';
@@ -185,13 +185,7 @@ export function createApp(options: AppOptions = {}): App {
       app,
     );
     if (fast.turnFlush) server.on('connection', flushPerTurn);
-    // RFC 9110 §10.1.1: `100 Continue` is owed only once something reads the body (http/body or a
-    // stream reader), so a request refused on its headers gets its final status alone. The request
-    // goes to whatever 'request' listener the server has (the service installs its own app).
-    server.on('checkContinue', (req: Request, res: Response) => {
-      req[AWAITING_CONTINUE] = res;
-      server.emit('request', req, res);
-    });
+    server.on('checkContinue', dispatchAwaitingContinue);
     server.on('clientError', answerClientError);
     server.on('connect', refuseConnect);
     return server as unknown as Server;

@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { Http2SecureServer } from 'node:http2';
-import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp, type App } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -28,6 +28,7 @@ import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger, type LocalCache } from './resources/purger.js';
 import type { NextFunction, Request } from './http/request.js';
 import { trustProxyList } from './http/trust-proxy.js';
+import { trackConnections } from './http/open-connections.js';
 import type { Response } from './http/response.js';
 import { accessLog } from './middleware/access-log.js';
 import { credentialsOverTls } from './middleware/credentials-over-tls.js';
@@ -264,14 +265,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   // Listen first, so the OAuth issuer can name the real port even when it was 0.
   const server = serviceTls ? createApp().createSecureServer({ cert: serviceTls.cert, key: serviceTls.key }) : createApp().createServer();
   server.removeAllListeners('request');
-  // An HTTP/2 server has no closeAllConnections: its sockets are tracked for `close`.
-  const sockets = new Set<Socket>();
-  if (serviceTls) {
-    server.on('connection', (socket: Socket) => {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
-    });
-  }
+  // An HTTP/2 server has no closeAllConnections: its connections are tracked for `close`.
+  const closeAllConnections = 'closeAllConnections' in server ? () => server.closeAllConnections() : trackConnections(server);
   const store = opts.store ?? (await openServiceStore(opts));
   let address: AddressInfo;
   try {
@@ -327,8 +322,7 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
       await purger?.close();
       await gateway?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      if ('closeAllConnections' in server) server.closeAllConnections();
-      else for (const socket of sockets) socket.destroy();
+      closeAllConnections();
       await closed;
       await service.release();
       await service.store.close();

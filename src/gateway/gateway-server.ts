@@ -5,12 +5,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createSecureServer, Http2ServerResponse, type Http2SecureServer } from 'node:http2';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 import { HttpError } from '../errors/http-error.js';
 import { answerClientError, refuseConnect } from '../http/client-error.js';
-import { flushPerTurn } from '../http/turn-flush.js';
+import { trackConnections } from '../http/open-connections.js';
+import { flushPerTurn, flushPerTurnUnlessHttp2 } from '../http/turn-flush.js';
 import { TLS_MIN_VERSION } from '../tls/credentials.js';
 import { sendProblem } from './problem.js';
 
@@ -51,29 +50,12 @@ export function createGatewayServer(tls: GatewayTls | undefined, onRequest: List
   // requests come as node's compatibility objects, which the gateway's steps use only through what
   // they share with node:http's (gateway/exchange), hence the cast.
   const server = createSecureServer({ allowHTTP1: true, minVersion: TLS_MIN_VERSION, cert: tls.cert, key: tls.key }, onRequest as never);
-  const open = new Set<Socket>();
-  const track = (socket: Socket): void => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  };
-  server.on('connection', track);
-  server.on('secureConnection', (socket: TLSSocket) => {
-    track(socket);
-    // Turn flushing defers the uncork of an HTTP/1.1 response on its TLS socket, as on a plain one.
-    // An HTTP/2 session's socket is left alone: node's session writes frames for many streams on
-    // its own schedule, and a deferred uncork there would hold every stream's frames, not one
-    // response's.
-    if (turnFlush && socket.alpnProtocol !== 'h2') flushPerTurn(socket);
-  });
+  const closeConnections = trackConnections(server);
+  if (turnFlush) server.on('secureConnection', flushPerTurnUnlessHttp2);
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnectEither);
   server.on('checkContinue', onRequest as never);
-  return {
-    server,
-    closeConnections: () => {
-      for (const socket of open) socket.destroy();
-    },
-  };
+  return { server, closeConnections };
 }
 
 const CONNECT_REFUSED = new HttpError(400, 'Bad Request', {

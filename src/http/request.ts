@@ -8,6 +8,7 @@
  */
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import { Http2ServerRequest } from 'node:http2';
+import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import typeis from 'type-is';
 import { parseContentType } from './content-type.js';
@@ -341,6 +342,17 @@ export function drainWhenAnswered(req: Request, res: ServerResponse): void {
     req.removeAllListeners('data');
     drainUnread(req);
   });
+}
+
+/**
+ * A server's 'checkContinue' listener (RFC 9110 §10.1.1): `100 Continue` is owed only once
+ * something reads the body (http/body or a stream reader), so a request refused on its headers gets
+ * its final status alone. The request goes to whatever 'request' listener the server has (the
+ * service installs its own app). node emits this for HTTP/1.1 and HTTP/2 alike.
+ */
+export function dispatchAwaitingContinue(this: EventEmitter, req: Request, res: ServerResponse): void {
+  req[AWAITING_CONTINUE] = res;
+  this.emit('request', req, res);
 }
 
 /**

@@ -7,15 +7,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createSecureServer, Http2ServerResponse, type Http2SecureServer, type SecureServerOptions } from 'node:http2';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 import { HttpError } from '../errors/http-error.js';
 import { sendProblem } from '../errors/problem.js';
 import { TLS_MIN_VERSION } from '../tls/credentials.js';
 import { answerClientError, refuseConnect } from './client-error.js';
 import { Http2Request, Http2Response } from './http2-messages.js';
-import { adoptRequest, AWAITING_CONTINUE, type Request } from './request.js';
+import { adoptRequest, dispatchAwaitingContinue, type Request } from './request.js';
 import { adoptResponse, type Response } from './response.js';
-import { flushPerTurn } from './turn-flush.js';
+import { flushPerTurnUnlessHttp2 } from './turn-flush.js';
 
 export interface SecureServerClasses {
   /** The HTTP/1.1 request class (Request, or FastRequest with the `incomingMessage` fast path). */
@@ -49,21 +48,8 @@ export function createAppSecureServer(listener: Listener, classes: SecureServerC
     // Both kinds go to the app, which tells them apart (an HTTP/2 request is typed as a Request).
     listener as never,
   );
-  if (classes.turnFlush) {
-    // Only a socket that negotiated HTTP/1.1 (or nothing: ALPN absent) defers its uncork, one
-    // response per write as on a plain socket. An HTTP/2 session's socket carries frames of all
-    // its streams, written by node's session on its own schedule; a deferred uncork there would
-    // hold every stream's frames, not one response.
-    server.on('secureConnection', (socket: TLSSocket) => {
-      if (socket.alpnProtocol !== 'h2') flushPerTurn(socket);
-    });
-  }
-  // RFC 9110 §10.1.1: `100 Continue` only once something reads the body, over either protocol
-  // (node emits this for both); see http/request's AWAITING_CONTINUE.
-  server.on('checkContinue', (req: Request, res: Response) => {
-    req[AWAITING_CONTINUE] = res;
-    server.emit('request', req, res);
-  });
+  if (classes.turnFlush) server.on('secureConnection', flushPerTurnUnlessHttp2);
+  server.on('checkContinue', dispatchAwaitingContinue);
   // Emitted for HTTP/1.1 connections only: an HTTP/2 session's protocol errors are its own.
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnectEither);

@@ -21,6 +21,7 @@
  */
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 
 const QUEUED = Symbol('roa.uncorkQueued');
 
@@ -99,4 +100,14 @@ export function flushPerTurn(socket: Socket): void {
   const s = socket as DeferringSocket;
   s[QUEUED] = false;
   s.uncork = deferredUncork;
+}
+
+/**
+ * A TLS server's 'secureConnection' listener: as `flushPerTurn` for a socket that negotiated
+ * HTTP/1.1 (or nothing). An HTTP/2 session's socket is left alone: node's session writes frames of
+ * all its streams on its own schedule, and a deferred uncork there would hold every stream's
+ * frames, not one response.
+ */
+export function flushPerTurnUnlessHttp2(socket: TLSSocket): void {
+  if (socket.alpnProtocol !== 'h2') flushPerTurn(socket);
 }
