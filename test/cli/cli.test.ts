@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,34 +10,7 @@ import Database from 'better-sqlite3';
 import { signRequest } from '../../src/client/index.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { send } from '../helpers/service.js';
-
-const CLI = join(process.cwd(), 'dist', 'cli.js');
-
-function roa(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
-}
-
-/** Starts a long-running roa command and resolves once it printed `ready` (a regex). */
-function roaRunning(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`roa ${args.join(' ')} did not start: ${out}`)), 15_000);
-    const onData = (chunk: Buffer): void => {
-      out += chunk.toString();
-      if (ready.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`roa exited with ${code}: ${out}`));
-    });
-  });
-}
+import { roa, roaRunning, stop } from '../helpers/roa-cli.js';
 
 const SERVICE_READY = /service on http:\/\/127\.0\.0\.1:(\d+)/;
 
@@ -69,14 +42,6 @@ function addHmacUser(name: string, role: string, keyFile: string, db: string): s
   return /hmac secret: (\S+)/.exec(added.stdout)![1]!;
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
 
 function freePortServer(): Promise<Server> {
   return new Promise((resolve) => {

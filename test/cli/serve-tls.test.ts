@@ -5,7 +5,6 @@
  * start-up errors for a bad pair.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
@@ -14,44 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { after, before, describe, it } from '../helpers/node-test.js';
+import { roa, roaRunning, stop } from '../helpers/roa-cli.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/tls.js';
 
-const CLI = join(process.cwd(), 'dist', 'cli.js');
-
-function roa(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
-}
-
-/** Starts a long-running roa command; resolves once its output matches `ready`. */
-function roaRunning(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`roa ${args.join(' ')} did not start: ${out}`)), 20_000);
-    const onData = (chunk: Buffer): void => {
-      out += chunk.toString();
-      const m = ready.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, match: m });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`roa exited with ${code}: ${out}`));
-    });
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+/** A long-running roa, with 20 s to start (TLS set-up included). */
+function startRoa(args: string[], ready: RegExp, env: Record<string, string> = {}) {
+  return roaRunning(args, ready, env, 20_000);
 }
 
 /** A port nothing listens on a moment ago (the CLI's gateway port cannot be 0: 0 turns it off). */
@@ -136,7 +103,7 @@ describe('roa serve / roa gateway over TLS', () => {
   });
 
   it('serves the service port over HTTPS and HTTP/2 (ALPN) when the gateway is off, TLS 1.2 at least', async () => {
-    const { child, match } = await roaRunning(
+    const { child, match } = await startRoa(
       ['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--log-level', 'silent', '--tls-cert', certs.certFile, '--tls-key', certs.keyFile],
       /service on https:\/\/127\.0\.0\.1:(\d+)/,
     );
@@ -168,7 +135,7 @@ describe('roa serve / roa gateway over TLS', () => {
 
   it('serves the gateway port over HTTPS and HTTP/2 when the gateway is on, from ROA_TLS_CERT and ROA_TLS_KEY, and names that origin in the OAuth metadata', async () => {
     const gatewayPort = await freePort();
-    const { child, match } = await roaRunning(
+    const { child, match } = await startRoa(
       ['serve', '--port', '0', '--gateway-port', String(gatewayPort), '--db', ':memory:', '--log-level', 'silent'],
       /caching gateway on https:\/\/127\.0\.0\.1:(\d+)/,
       { ROA_TLS_CERT: certs.certFile, ROA_TLS_KEY: certs.keyFile },
@@ -202,7 +169,7 @@ describe('roa serve / roa gateway over TLS', () => {
     const keyFile = join(dir, 'reload.key');
     copyFileSync(certs.certFile, certFile);
     copyFileSync(certs.keyFile, keyFile);
-    const { child, match } = await roaRunning(
+    const { child, match } = await startRoa(
       ['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--tls-cert', certFile, '--tls-key', keyFile],
       /service on https:\/\/127\.0\.0\.1:(\d+)/,
       { LOG_LEVEL: 'info' },
@@ -265,9 +232,9 @@ describe('roa serve / roa gateway over TLS', () => {
   });
 
   it('runs the standalone gateway over HTTPS and HTTP/2 (roa gateway --tls-cert --tls-key)', async () => {
-    const origin = await roaRunning(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--log-level', 'silent'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
+    const origin = await startRoa(['serve', '--port', '0', '--gateway-port', '0', '--db', ':memory:', '--log-level', 'silent'], /service on http:\/\/127\.0\.0\.1:(\d+)/);
     try {
-      const gw = await roaRunning(
+      const gw = await startRoa(
         ['gateway', '--upstream', `http://127.0.0.1:${origin.match[1]}`, '--port', '0', '--tls-cert', certs.certFile, '--tls-key', certs.keyFile],
         /gateway on https:\/\/127\.0\.0\.1:(\d+)/,
       );
