@@ -28,7 +28,11 @@ import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger, type LocalCache } from './resources/purger.js';
 import type { NextFunction, Request } from './http/request.js';
 import { trustProxyList } from './http/trust-proxy.js';
-import { trackConnections } from './http/open-connections.js';
+import { healthProbes } from './operations/health.js';
+import { Readiness } from './operations/readiness.js';
+import { drainable } from './operations/server-drain.js';
+import { shutdownService, type ServiceShutdownReport } from './operations/service-shutdown.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './operations/shutdown-timeout.js';
 import type { Response } from './http/response.js';
 import { accessLog } from './middleware/access-log.js';
 import { credentialsOverTls } from './middleware/credentials-over-tls.js';
@@ -131,6 +135,8 @@ export interface Service {
   logger: Logger;
   /** Closes the connections the service opened besides the store (Redis). */
   release(): Promise<void>;
+  /** What `/readyz` answers: the database and the nonce store (Redis with `redisUrl`) answer, not shutting down. */
+  readiness: Readiness;
 }
 
 export interface RunningService extends Service {
@@ -142,7 +148,14 @@ export interface RunningService extends Service {
   address: AddressInfo;
   gateway: Gateway | undefined;
   gatewayAddress: AddressInfo | undefined;
+  /** Closes at once: connections are cut, pending purges dropped. */
   close(): Promise<void>;
+  /**
+   * Closes gracefully (operations/service-shutdown): `/readyz` 503, no new connections, requests
+   * in flight finish on both ports, pending purges finish or are given up, then Redis and the
+   * database close. `timeoutMs` (default 10 s) bounds it; connections still open then are cut.
+   */
+  shutdown(opts?: { timeoutMs?: number }): Promise<ServiceShutdownReport>;
 }
 
 /** The store the options name (`db`, default ./data/roa.db), for when none was handed in. */
@@ -190,6 +203,9 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Throws a TypeError for a malformed entry, so bad configuration stops start-up.
   const trustProxy = trustProxyList(opts.trustProxy);
   if (trustProxy.length > 0) app.set('trust proxy', trustProxy);
+  // Probes are answered before the access log, authentication and parsing (operations/health).
+  const readiness = new Readiness({ database: () => store.ping(), ...(nonces instanceof StoreNonceStore ? {} : { nonces: () => nonces.ping?.() ?? Promise.resolve() }) });
+  app.use(healthProbes(readiness, { production }));
   app.use(accessLog(logger));
   // Production: credentials over plain HTTP are refused before anything reads, authenticates or
   // stores (after the access log only, so the refusal is logged there too); HSTS on secure answers.
@@ -224,7 +240,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     await nonces.close?.();
     await throttle.close?.();
   };
-  return { app, store, authenticator, deps, logger, release };
+  return { app, store, authenticator, deps, logger, release, readiness };
 }
 
 function makePurger(nodes: string[], opts: ServiceOptions, logger: Logger, localCaches: LocalCache[] = []): Purger | undefined {
@@ -265,8 +281,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   // Listen first, so the OAuth issuer can name the real port even when it was 0.
   const server = serviceTls ? createApp().createSecureServer({ cert: serviceTls.cert, key: serviceTls.key }) : createApp().createServer();
   server.removeAllListeners('request');
-  // An HTTP/2 server has no closeAllConnections: its connections are tracked for `close`.
-  const closeAllConnections = 'closeAllConnections' in server ? () => server.closeAllConnections() : trackConnections(server);
+  // An HTTP/2 server has no closeAllConnections: its connections are tracked for `close` and `shutdown`.
+  const drainer = drainable(server);
   const store = opts.store ?? (await openServiceStore(opts));
   let address: AddressInfo;
   try {
@@ -322,10 +338,17 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
       await purger?.close();
       await gateway?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      closeAllConnections();
+      drainer.closeAll();
       await closed;
       await service.release();
       await service.store.close();
+    },
+    shutdown(o = {}) {
+      const release = async (): Promise<void> => {
+        await service.release();
+        await service.store.close();
+      };
+      return shutdownService({ readiness: service.readiness, server: drainer, gateway, purger, release }, o.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     },
   };
 }

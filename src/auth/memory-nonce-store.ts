@@ -38,6 +38,9 @@ export class MemoryNonceStore implements NonceStore {
     return true;
   }
 
+  /** In-process: answers while the process does. */
+  async ping(): Promise<void> {}
+
   private prune(now: number): void {
     for (const [k, exp] of this.seen) if (exp <= now) this.seen.delete(k);
   }

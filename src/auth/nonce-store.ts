@@ -11,6 +11,8 @@ export interface NonceStore {
    * it was (a replay). Rejects when the store cannot answer: the caller then fails closed (503).
    */
   consume(key: string, ttlMs: number): Promise<boolean>;
+  /** Resolves when the store can answer (readiness, `/readyz`); rejects when `consume` would. */
+  ping?(): Promise<void>;
   close?(): Promise<void>;
 }
 

@@ -46,6 +46,11 @@ export class RedisNonceStore implements NonceStore {
     return this.redis.setIfAbsent(this.prefix + key, '1', ttlMs);
   }
 
+  /** PING on the nonces' connection: rejects at once while Redis is down (the client does not queue). */
+  async ping(): Promise<void> {
+    await this.redis.command(['PING']);
+  }
+
   close(): Promise<void> {
     return this.redis.close();
   }

@@ -9,11 +9,15 @@ import type { NonceStore } from './nonce-store.js';
  */
 export class StoreNonceStore implements NonceStore {
   constructor(
-    private readonly store: Pick<Store, 'consumeNonce'>,
+    private readonly store: Pick<Store, 'consumeNonce'> & Partial<Pick<Store, 'ping'>>,
     private readonly now: () => number = Date.now,
   ) {}
 
   consume(key: string, ttlMs: number): Promise<boolean> {
     return this.store.consumeNonce(key, this.now() + ttlMs);
+  }
+
+  async ping(): Promise<void> {
+    await this.store.ping?.();
   }
 }

@@ -11,6 +11,9 @@ export interface OptionSpec {
   description: string;
 }
 
+/** Both commands: how long SIGTERM/SIGINT waits for requests in flight (operations/shutdown-timeout). */
+const SHUTDOWN_TIMEOUT_OPTION: OptionSpec = { flag: '--shutdown-timeout <seconds>', env: 'ROA_SHUTDOWN_TIMEOUT', defaultValue: '10', description: 'on SIGTERM/SIGINT, how long requests in flight may take before their connections are cut: seconds, or 500ms / 10s forms, at most 3600s' };
+
 /** Options of `roa serve`. */
 export const SERVE_OPTIONS = {
   port: { flag: '--port <port>', env: 'PORT', defaultValue: '3000', description: 'service port' },
@@ -41,6 +44,7 @@ export const SERVE_OPTIONS = {
   hmacMinimalUnsafe: { flag: '--hmac-minimal-unsafe <on|off>', env: 'ROA_HMAC_MINIMAL_UNSAFE', description: 'accept the replayable minimal HMAC form for unsafe methods (default on in development, off in production)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
   maxAge: { flag: '--max-age <seconds>', env: 'ROA_MAX_AGE', defaultValue: '60', description: 'Cache-Control max-age / s-maxage of safe responses' },
+  shutdownTimeout: SHUTDOWN_TIMEOUT_OPTION,
 } satisfies Record<string, OptionSpec>;
 
 /** Options of `roa gateway`. */
@@ -55,6 +59,7 @@ export const GATEWAY_OPTIONS = {
   tlsKey: { flag: '--tls-key <file>', env: 'ROA_TLS_KEY', description: 'PEM private key of --tls-cert' },
   trustProxy: { flag: '--trust-proxy <addresses>', env: 'ROA_TRUST_PROXY', description: 'comma-separated proxies in front of the gateway (e.g. a TLS terminator) whose X-Forwarded-* and Forwarded are passed on; from anyone else they are replaced (default none)' },
   storeSetCookie: { flag: '--store-set-cookie <on|off>', env: 'GATEWAY_STORE_SET_COOKIE', defaultValue: 'off', description: 'store responses carrying Set-Cookie and replay the cookie to every client' },
+  shutdownTimeout: SHUTDOWN_TIMEOUT_OPTION,
 } satisfies Record<string, OptionSpec>;
 
 /** The value of an option: the flag if given, else its environment variable, else its default. */

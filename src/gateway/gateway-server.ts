@@ -8,8 +8,8 @@ import { createSecureServer, Http2ServerResponse, type Http2SecureServer } from 
 import type { Duplex } from 'node:stream';
 import { HttpError } from '../errors/http-error.js';
 import { answerClientError, refuseConnect } from '../http/client-error.js';
-import { trackConnections } from '../http/open-connections.js';
 import { flushPerTurn, flushPerTurnUnlessHttp2 } from '../http/turn-flush.js';
+import { drainable, type DrainReport } from '../operations/server-drain.js';
 import { TLS_MIN_VERSION } from '../tls/credentials.js';
 import { sendProblem } from './problem.js';
 
@@ -28,6 +28,8 @@ export interface GatewayListener {
   server: GatewayServer;
   /** Ends every open connection (HTTP/2 sessions included), for `close()`. */
   closeConnections(): void;
+  /** Stops accepting and lets requests in flight finish, cutting what is left after `timeoutMs` (operations/server-drain). */
+  drain(timeoutMs: number): Promise<DrainReport>;
 }
 
 /**
@@ -44,18 +46,19 @@ export function createGatewayServer(tls: GatewayTls | undefined, onRequest: List
     server.on('clientError', answerClientError);
     server.on('connect', refuseConnect);
     server.on('checkContinue', onRequest);
-    return { server, closeConnections: () => server.closeAllConnections() };
+    const { drain, closeAll } = drainable(server);
+    return { server, closeConnections: closeAll, drain };
   }
   // node's HTTP/1.1 over this listener does not require Host either: scanRequest checks it. HTTP/2
   // requests come as node's compatibility objects, which the gateway's steps use only through what
   // they share with node:http's (gateway/exchange), hence the cast.
   const server = createSecureServer({ allowHTTP1: true, minVersion: TLS_MIN_VERSION, cert: tls.cert, key: tls.key }, onRequest as never);
-  const closeConnections = trackConnections(server);
+  const { drain, closeAll } = drainable(server);
   if (turnFlush) server.on('secureConnection', flushPerTurnUnlessHttp2);
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnectEither);
   server.on('checkContinue', onRequest as never);
-  return { server, closeConnections };
+  return { server, closeConnections: closeAll, drain };
 }
 
 const CONNECT_REFUSED = new HttpError(400, 'Bad Request', {

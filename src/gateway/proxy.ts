@@ -5,6 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { activeFastPaths, type FastPaths, type FastPathsOption } from '../http/fast-paths.js';
+import { answerProbe, probeKind } from '../operations/health.js';
+import type { Readiness } from '../operations/readiness.js';
 import { SAFE_METHODS } from '../http/safe-methods.js';
 import { requestStarted } from '../http/turn-flush.js';
 import type { CacheStore } from './cache-store.js';
@@ -12,6 +14,7 @@ import { adoptAuthority } from './exchange.js';
 import { forward } from './forward.js';
 import { createGatewayContext, type GatewayContext } from './gateway-context.js';
 import { createGatewayServer, type GatewayServer, type GatewayTls } from './gateway-server.js';
+import { gatewayReadiness } from './health.js';
 import { serveBodiless } from './hit-path.js';
 import { invalidateTargets, receivePurge, type InvalidationTarget } from './invalidation.js';
 import { INVALID_HOST, refuse, scanRequest, type Refusal } from './request-scan.js';
@@ -102,7 +105,14 @@ export interface Gateway {
   /** The fast paths this gateway runs (wanted and detected). */
   readonly fastPaths: FastPaths;
   listen(port: number, host?: string): Promise<AddressInfo>;
+  /** Closes at once: every connection is cut. */
   close(): Promise<void>;
+  /**
+   * Closes gracefully: `/readyz` answers 503, no new connections, requests in flight finish
+   * (HTTP/1 responses say `Connection: close`, HTTP/2 sessions get GOAWAY); after `timeoutMs` what
+   * is still open is cut, and `cut` says how many connections that was.
+   */
+  shutdown(timeoutMs: number): Promise<{ cut: number }>;
   stats(): GatewayStats;
   /**
    * Drops what PURGE requests for `target.urls` and an `xkey` PURGE for `target.tags` would, and
@@ -121,18 +131,19 @@ export interface Gateway {
 export function createGateway(opts: GatewayOptions): Gateway {
   const ctx = createGatewayContext(opts);
   const fastPaths = activeFastPaths(opts.fastPaths);
-  const dispatch = (req: IncomingMessage, res: ServerResponse): void => handle(ctx, req, res);
+  const readiness = gatewayReadiness(opts.upstream, opts.upstreamLocalAddress);
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => handle(ctx, req, res, readiness);
   const onRequest = fastPaths.turnFlush
     ? (req: IncomingMessage, res: ServerResponse): void => {
       requestStarted();
-      handle(ctx, req, res);
+      handle(ctx, req, res, readiness);
     }
     : dispatch;
 
   // RFC 9110 §10.1.1: the origin decides whether it wants the body. The client's Expect goes on
   // with the request and the origin's `100 Continue` comes back through `interim` (gateway/forward),
   // so a write the origin refuses on its headers (401, 413) is answered without the client sending the body.
-  const { server, closeConnections } = createGatewayServer(opts.tls, onRequest, fastPaths.turnFlush);
+  const { server, closeConnections, drain } = createGatewayServer(opts.tls, onRequest, fastPaths.turnFlush);
 
   return {
     server,
@@ -156,6 +167,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
         ctx.upstream.close();
       });
     },
+    async shutdown(timeoutMs) {
+      readiness.shutDown();
+      const report = await drain(timeoutMs);
+      ctx.upstream.close();
+      return report;
+    },
     stats() {
       return { ...ctx.counters, bytes: ctx.store.bytes, entries: ctx.store.count };
     },
@@ -166,7 +183,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
 }
 
 /** Sends each request its way: refused, answered from the cache, a PURGE, or passed through. */
-function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse): void {
+function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, readiness: Readiness): void {
   const method = req.method!;
   const bodiless = method === 'GET' || method === 'HEAD';
   // Host (or HTTP/2's :authority) may be left out by HTTP/1.0 only.
@@ -177,6 +194,13 @@ function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse):
     return;
   }
   if (h2) adoptAuthority(req);
+  // The gateway's own probes, whatever the origin has at these paths; bodies never say why the
+  // origin failed (it may name internal hosts).
+  const probe = probeKind(req.url);
+  if (probe !== undefined) {
+    answerProbe(probe, req, res, readiness, { production: true });
+    return;
+  }
   if (bodiless) {
     serveBodiless(ctx, req, res, kind);
     return;

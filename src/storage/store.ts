@@ -136,6 +136,8 @@ export interface Store {
   /** Records a nonce until expiresAt (ms epoch); true if it was not seen before (unexpired). Expired rows are pruned opportunistically. */
   consumeNonce(key: string, expiresAtMs: number): Promise<boolean>;
 
+  /** Resolves when the database answers a trivial query (readiness, `/readyz`); rejects with the store's 503 error when not. */
+  ping(): Promise<void>;
   close(): Promise<void>;
   /**
    * Optional: housekeeping a long-running service wants and a short CLI run does not (SQLite moves

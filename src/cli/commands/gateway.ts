@@ -4,6 +4,8 @@
  */
 import type { Command } from 'commander';
 import { runGateway } from '../../gateway/index.js';
+import { exitGracefullyOnSignals } from '../../operations/graceful-shutdown.js';
+import { parseShutdownTimeout } from '../../operations/shutdown-timeout.js';
 import { loadTlsCredentials, reloadOnSignal } from '../../tls/credentials.js';
 import { GATEWAY_OPTIONS as O, parseCount, parseInteger, parseList, parsePort, parseTlsFiles, parseTrustProxy, resolveOption } from '../options.js';
 
@@ -21,6 +23,7 @@ export function registerGateway(program: Command): void {
     .option(O.tlsKey.flag, `${O.tlsKey.description} (env ${O.tlsKey.env})`)
     .option(O.trustProxy.flag, `${O.trustProxy.description} (env ${O.trustProxy.env})`)
     .option(O.storeSetCookie.flag, `${O.storeSetCookie.description} (env ${O.storeSetCookie.env}, default ${O.storeSetCookie.defaultValue})`)
+    .option(O.shutdownTimeout.flag, `${O.shutdownTimeout.description} (env ${O.shutdownTimeout.env}, default ${O.shutdownTimeout.defaultValue})`)
     .action(async (flags: Record<string, unknown>) => {
       const upstream = resolveOption(O.upstream, flags.upstream);
       if (!upstream) throw new Error('--upstream is required (e.g. --upstream http://127.0.0.1:3000)');
@@ -38,6 +41,7 @@ export function registerGateway(program: Command): void {
       // Read and checked before anything listens: a bad pair is a one-line error and exit code 1.
       const tls = tlsFiles ? loadTlsCredentials(tlsFiles) : undefined;
       const trustProxy = parseTrustProxy(resolveOption(O.trustProxy, flags.trustProxy));
+      const shutdownTimeoutMs = parseShutdownTimeout(resolveOption(O.shutdownTimeout, flags.shutdownTimeout), '--shutdown-timeout (ROA_SHUTDOWN_TIMEOUT)');
       const { gateway } = await runGateway({
         ...(tls ? { tls } : {}),
         ...(trustProxy && trustProxy.length > 0 ? { trustProxy } : {}),
@@ -50,10 +54,6 @@ export function registerGateway(program: Command): void {
         ...(purgeAllow.length > 0 ? { purgeAllow } : {}),
       });
       if (tlsFiles && 'setSecureContext' in gateway.server) reloadOnSignal([gateway.server], tlsFiles, { info: (o, m) => console.log(m, o), error: (o, m) => console.error(m, o) });
-      const stop = (): void => {
-        gateway.close().finally(() => process.exit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      exitGracefullyOnSignals((timeoutMs) => gateway.shutdown(timeoutMs), shutdownTimeoutMs, { info: (o, m) => console.log(m, JSON.stringify(o)), error: (o, m) => console.error(m, JSON.stringify(o)) });
     });
 }

@@ -5,6 +5,8 @@
 import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
 import { startService } from '../../service.js';
+import { exitGracefullyOnSignals } from '../../operations/graceful-shutdown.js';
+import { parseShutdownTimeout } from '../../operations/shutdown-timeout.js';
 import { parseRedisClientKind } from '../../redis/open-redis.js';
 import { reloadOnSignal } from '../../tls/credentials.js';
 import { MAX_DELTA_SECONDS, MAX_TIMER_MS, SERVE_OPTIONS as O, parseCount, parseInteger, parseList, parseOptionalList, parsePort, parseSwitch, parseTlsFiles, parseTrustProxy, resolveOption, type OptionSpec } from '../options.js';
@@ -40,6 +42,7 @@ export function registerServe(program: Command): void {
       const v = opt(key);
       if (v !== undefined && !(allowed as readonly string[]).includes(v)) throw new Error(`${O[key].flag.split(' ')[0]} must be ${allowed.join(' or ')}, got '${v}'`);
     }
+    const shutdownTimeoutMs = parseShutdownTimeout(opt('shutdownTimeout'), '--shutdown-timeout (ROA_SHUTDOWN_TIMEOUT)');
     const running = await startService({
       port: parsePort(opt('port'), '--port'),
       host: opt('host'),
@@ -75,13 +78,6 @@ export function registerServe(program: Command): void {
     if (gatewayAddress) console.log(`roa: caching gateway on ${scheme(tls !== undefined)}://${urlHost(gatewayAddress.address)}:${gatewayAddress.port}`);
     // A renewed certificate is taken on SIGHUP; connections already open keep the one they began with.
     if (tls && running.tlsServer) reloadOnSignal([running.tlsServer], tls, running.logger);
-    let closing = false;
-    const stop = (): void => {
-      if (closing) return;
-      closing = true;
-      running.close().finally(() => process.exit(0));
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    exitGracefullyOnSignals((timeoutMs) => running.shutdown({ timeoutMs }), shutdownTimeoutMs, running.logger);
   });
 }

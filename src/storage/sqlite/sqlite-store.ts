@@ -375,6 +375,14 @@ export class SqliteStore implements Store {
     return this.checkpointer !== undefined;
   }
 
+  async ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT 1').get();
+    } catch (err) {
+      throw storeUnavailable(`SQLite database unusable (ping): ${err instanceof Error ? err.message : String(err)}`, err);
+    }
+  }
+
   async close(): Promise<void> {
     // Nonces waiting for their commit are written (or failed) before the file closes.
     this.flushNonces();
