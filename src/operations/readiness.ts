@@ -69,7 +69,6 @@ export class Readiness {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<string>((resolve) => {
       timer = setTimeout(() => resolve(`no answer within ${this.#timeoutMs} ms`), this.#timeoutMs);
-      timer.unref();
     });
     try {
       return await Promise.race([check().then(() => 'ok', reason), late]);
