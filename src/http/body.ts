@@ -4,6 +4,7 @@
  * bytes through `req.rawBody`, so the stream is consumed exactly once.
  */
 import { isUtf8 } from 'node:buffer';
+import { brotliDecompress, gunzip, inflate, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 import { HttpError } from '../errors/http-error.js';
 import { BODY_ABORTED, BODY_SINK, continueIfAwaited, drainUnread, type BodySink, type Request } from './request.js';
 
@@ -107,7 +108,8 @@ function sweep(): void {
  * Reads the whole body (or returns the bytes already read, from `req.rawBody`).
  * Rejects with an HttpError: 413 over the limit (checked on Content-Length before reading and
  * while streaming), 400 when the client aborts or sends fewer bytes than declared, 408 when the
- * body is too slow, 415 for a Content-Encoding other than identity.
+ * body is too slow, 415 for a Content-Encoding other than gzip, deflate, br or identity (coded bodies
+ * are decoded, their decoded size bounded by the same limit; corrupt data → 400).
  * @example
  *   const bytes = await readRawBody(req, { limit: '1mb' })
  */
@@ -162,8 +164,9 @@ function withinLimit(limit: number, callback: BodyCallback): BodyCallback {
   return (err, body) => (err === undefined && body!.length > limit ? callback(tooLarge(limit)) : callback(err, body));
 }
 
-function startRead(req: Request, limit: number, timeoutMs: number, done: BodyCallback): void {
-  assertIdentityEncoding(req.headers['content-encoding']);
+function startRead(req: Request, limit: number, timeoutMs: number, finish: BodyCallback): void {
+  const coding = requestCoding(req.headers['content-encoding']);
+  const done = coding === undefined ? finish : decodingInto(req, coding, limit, finish);
   const declared = req.headers['content-length'];
   const expected = declared === undefined ? undefined : Number(declared);
   // Refuse before reading a byte: after the response the unread body is drained only up to a bound,
@@ -296,20 +299,77 @@ function aborted(): HttpError {
 }
 
 /**
- * Only `identity` bodies are read: roa does not inflate gzip/deflate/br, because a small compressed
- * body can expand far past the limit. RFC 9110 §15.5.16: 415 with Accept-Encoding naming what works.
+ * A coded body (RFC 9110 §8.4) is read as sent, within the limit, then decoded with the limit on
+ * its decoded size too: zlib stops as soon as the output passes `maxOutputLength`, so a small
+ * body that inflates without end (a "zip bomb") costs at most `limit` bytes and gets 413. The
+ * coded bytes stay on the request ({@link wireBodyOf}); `req.rawBody` holds the decoded content.
  */
-export function assertIdentityEncoding(header: string | undefined): void {
-  if (header === undefined) return;
-  for (const coding of header.split(',')) {
-    const c = coding.trim().toLowerCase();
-    if (c !== '' && c !== 'identity') {
-      throw new HttpError(415, `Unsupported Content-Encoding ${c}; send the body uncompressed`, {
-        code: 'ROA_ERR_UNSUPPORTED_ENCODING',
-        headers: { 'Accept-Encoding': 'identity' },
-      });
+function decodingInto(req: Request, coding: RequestCoding, limit: number, finish: BodyCallback): BodyCallback {
+  return (err, body) => {
+    if (err !== undefined) {
+      finish(err);
+      return;
     }
+    // Until decoded, a concurrent reader waits on the pending read rather than taking coded bytes.
+    req.rawBody = undefined;
+    (req as WithWire)[WIRE] = body!;
+    DECODERS[coding](body!, { maxOutputLength: Math.max(limit, 1) }, (e, decoded) => {
+      if (e !== null) {
+        finish((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge(limit) : corrupt(coding, e));
+        return;
+      }
+      req.rawBody = decoded;
+      finish(undefined, decoded);
+    });
+  };
+}
+
+const WIRE = Symbol('roa.wireBody');
+type WithWire = Request & { [WIRE]?: Buffer };
+
+/** The body as it came over the wire (still coded) when it had a Content-Encoding; else undefined. */
+export function wireBodyOf(req: Request): Buffer | undefined {
+  return (req as WithWire)[WIRE];
+}
+
+type Decoder = (buf: Buffer, options: ZlibOptions & BrotliOptions, cb: (err: Error | null, result: Buffer) => void) => void;
+
+/** The content codings a request body may have (RFC 9110 §8.4.1); `x-gzip` is gzip's old name (§8.4.1.3). */
+type RequestCoding = 'gzip' | 'deflate' | 'br';
+const DECODERS: Record<RequestCoding, Decoder> = { gzip: gunzip, deflate: inflate, br: brotliDecompress };
+
+/** What a 415 for a request coding names as supported (RFC 9110 §12.5.3). */
+export const REQUEST_CODINGS = 'gzip, deflate, br, identity';
+
+function corrupt(coding: string, cause: Error): HttpError {
+  return new HttpError(400, `The body is not valid ${coding} data`, { code: 'ROA_ERR_MALFORMED_ENCODING', cause });
+}
+
+/**
+ * The one coding of a request body, or undefined for none (`identity`). gzip, deflate and br are
+ * decoded; anything else, or codings stacked on one another, is refused with 415 and
+ * Accept-Encoding naming what works (RFC 9110 §15.5.16).
+ */
+function requestCoding(header: string | undefined): RequestCoding | undefined {
+  if (header === undefined) return undefined;
+  let found: RequestCoding | undefined;
+  let count = 0;
+  for (const item of header.split(',')) {
+    const c = item.trim().toLowerCase();
+    if (c === '' || c === 'identity') continue;
+    count++;
+    const known = c === 'x-gzip' ? 'gzip' : c;
+    if (count > 1 || !Object.hasOwn(DECODERS, known)) throw unsupportedCoding(count > 1 ? header.trim() : c);
+    found = known as RequestCoding;
   }
+  return found;
+}
+
+function unsupportedCoding(coding: string): HttpError {
+  return new HttpError(415, `Unsupported Content-Encoding ${coding}; send the body as gzip, deflate, br or uncompressed`, {
+    code: 'ROA_ERR_UNSUPPORTED_ENCODING',
+    headers: { 'Accept-Encoding': REQUEST_CODINGS },
+  });
 }
 
 // The Content-Type checks live with the one Content-Type parser.

@@ -184,11 +184,13 @@ describe('readRawBody() over HTTP', () => {
     assert.match(out, /ROA_ERR_BODY_TOO_LARGE/);
   });
 
-  it('refuses a Content-Encoding other than identity with 415 and Accept-Encoding: identity', async () => {
-    const res = await send(srv.base, 'POST', '/raw', { headers: { 'content-encoding': 'gzip' }, body: 'xx' });
-    assert.equal(res.status, 415);
-    assert.equal(res.json.code, 'ROA_ERR_UNSUPPORTED_ENCODING');
-    assert.equal(res.headers['accept-encoding'], 'identity');
+  it('refuses a Content-Encoding it cannot decode with 415 and Accept-Encoding naming the ones it can', async () => {
+    for (const coding of ['compress', 'zstd', 'gzip, br']) {
+      const res = await send(srv.base, 'POST', '/raw', { headers: { 'content-encoding': coding }, body: 'xx' });
+      assert.equal(res.status, 415, coding);
+      assert.equal(res.json.code, 'ROA_ERR_UNSUPPORTED_ENCODING');
+      assert.equal(res.headers['accept-encoding'], 'gzip, deflate, br, identity');
+    }
     assert.equal((await send(srv.base, 'POST', '/raw', { headers: { 'content-encoding': 'identity' }, body: 'xx' })).status, 200);
   });
 
