@@ -35,6 +35,7 @@ import { shutdownService, type ServiceShutdownReport } from './operations/servic
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './operations/shutdown-timeout.js';
 import type { Response } from './http/response.js';
 import { accessLog } from './middleware/access-log.js';
+import { compression, type CompressionOptions } from './middleware/compression.js';
 import { credentialsOverTls } from './middleware/credentials-over-tls.js';
 import { methodOverride } from './middleware/method-override.js';
 import { sameOriginForms } from './middleware/same-origin-forms.js';
@@ -124,6 +125,8 @@ export interface ServiceOptions {
   /** max-age / s-maxage of safe responses (default 60). */
   maxAge?: number;
   logger?: Logger;
+  /** Response compression by Accept-Encoding (middleware/compression); `false` turns it off. Default on. */
+  compression?: CompressionOptions | false;
 }
 
 export interface Service {
@@ -207,6 +210,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   const readiness = new Readiness({ database: () => store.ping(), ...(nonces instanceof StoreNonceStore ? {} : { nonces: () => nonces.ping?.() ?? Promise.resolve() }) });
   app.use(healthProbes(readiness, { production }));
   app.use(accessLog(logger));
+  if (opts.compression !== false) app.use(compression(opts.compression));
   // Production: credentials over plain HTTP are refused before anything reads, authenticates or
   // stores (after the access log only, so the refusal is logged there too); HSTS on secure answers.
   app.use(credentialsOverTls({ logger }));
