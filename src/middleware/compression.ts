@@ -97,6 +97,14 @@ export function compression(options: CompressionOptions = {}) {
       codedConditional = plain !== inm;
       h['if-none-match'] = plain;
     }
+    if (offered === undefined) {
+      // Identity for this request (no Accept-Encoding, the benchmarks' case): only Vary to add,
+      // by a shared function rather than closures made per request.
+      (res as VaryOnly)[PLAIN_WRITE_HEAD] = res.writeHead as unknown as WriteHead;
+      res.writeHead = writeHeadWithVary as unknown as Response['writeHead'];
+      next();
+      return;
+    }
     const c: Coding = { offered, decided: false, pending: undefined, chosen: undefined, etag: undefined, stream: undefined, codedConditional };
     const writeHead = res.writeHead as unknown as WriteHead;
     const write = res.write as Write;
@@ -186,6 +194,26 @@ export function compression(options: CompressionOptions = {}) {
     c.pending = { status, reason: undefined, headers: undefined };
     return fields.result();
   }
+}
+
+const PLAIN_WRITE_HEAD = Symbol('roa.plainWriteHead');
+type VaryOnly = Response & { [PLAIN_WRITE_HEAD]: WriteHead };
+
+/** writeHead for an identity response: `Vary: Accept-Encoding` on compressible ones and on 304 (§15.4.5). */
+function writeHeadWithVary(this: VaryOnly, status: number, reason?: string | Head, headers?: Head): Response {
+  if (typeof reason !== 'string') {
+    headers = reason;
+    reason = undefined;
+  }
+  if (status === 304 || (status >= 200 && status !== 204)) {
+    const fields = new Fields(this, headers);
+    if (status === 304 || compressibleType(fields.get('content-type'))) {
+      fields.set('vary', appendVary(fields.get('vary') ?? '', 'Accept-Encoding'));
+      headers = fields.result();
+    }
+  }
+  const writeHead = this[PLAIN_WRITE_HEAD];
+  return reason === undefined ? writeHead.call(this, status, headers) : writeHead.call(this, status, reason, headers);
 }
 
 /** What compressing a whole body needs besides the response. */
