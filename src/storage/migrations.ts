@@ -136,6 +136,28 @@ export const MIGRATIONS: readonly Migration[] = [
           ]
         : [],
   },
+  {
+    id: 6,
+    name: 'idempotency keys',
+    // Keys of POSTs with Idempotency-Key, per caller (resources/idempotency). `locked_until` is set while
+    // the first request runs (a marker other instances see) and NULL once its answer is stored; times are
+    // ms epochs as in `nonces`. The index serves the bounded sweep of expired keys.
+    up: () => [
+      `CREATE TABLE idempotency_keys (
+        caller TEXT NOT NULL,
+        key TEXT NOT NULL,
+        token TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        locked_until BIGINT,
+        expires_at BIGINT NOT NULL,
+        status INTEGER,
+        headers TEXT,
+        body TEXT,
+        PRIMARY KEY (caller, key)
+      )`,
+      `CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`,
+    ],
+  },
 ];
 
 /** DDL of the bookkeeping table; created before any migration runs. */

@@ -77,6 +77,37 @@ export interface TokenRecord {
 /** A token as it is issued: not used, not revoked. */
 export type NewToken = Omit<TokenRecord, 'usedAt' | 'revoked'>;
 
+/** One claim of an idempotency key by one request (`token` is unique to that request). */
+export interface IdempotencyKeyRef {
+  /** The authenticated caller's name: keys are scoped to it. */
+  caller: string;
+  key: string;
+  token: string;
+}
+
+export interface IdempotencyClaim extends IdempotencyKeyRef {
+  /** Digest of what the request asks for; a retry must match it. */
+  fingerprint: string;
+  nowMs: number;
+  /** Until when the running marker holds the key; after it another request may take the key over. */
+  lockedUntilMs: number;
+  /** When the key (and the answer stored under it) is forgotten. */
+  expiresAtMs: number;
+}
+
+/** An answer stored under an idempotency key, replayed to retries. */
+export interface IdempotentResponse {
+  status: number;
+  /** Header fields by name (as sent). */
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type IdempotencyClaimResult =
+  | { state: 'claimed' }
+  | { state: 'running'; fingerprint: string }
+  | { state: 'done'; fingerprint: string; response: IdempotentResponse };
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
 
@@ -135,6 +166,20 @@ export interface Store {
 
   /** Records a nonce until expiresAt (ms epoch); true if it was not seen before (unexpired). Expired rows are pruned opportunistically. */
   consumeNonce(key: string, expiresAtMs: number): Promise<boolean>;
+
+  /**
+   * Claims `(caller, key)` for a request with `Idempotency-Key` in one atomic step, shared by every
+   * instance on the database: 'claimed' when the key was free, expired (`expiresAtMs` passed) or held
+   * by a running marker whose `lockedUntilMs` passed (its instance crashed); else what the key holds.
+   * Times are the caller's ms epoch, so a test can move its clock.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim): Promise<IdempotencyClaimResult>;
+  /** Stores the answer of the claim holding `token` (the marker stops running); false when the claim was lost. */
+  completeIdempotencyKey(ref: IdempotencyKeyRef, response: IdempotentResponse): Promise<boolean>;
+  /** Frees the key of the claim holding `token`, so a retry runs anew; false when the claim was lost. */
+  releaseIdempotencyKey(ref: IdempotencyKeyRef): Promise<boolean>;
+  /** Deletes at most `limit` keys expired at `nowMs`; returns how many went. */
+  sweepIdempotencyKeys(nowMs: number, limit: number): Promise<number>;
 
   /** Resolves when the database answers a trivial query (readiness, `/readyz`); rejects with the store's 503 error when not. */
   ping(): Promise<void>;

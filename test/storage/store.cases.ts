@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { HttpError } from '../../src/errors/http-error.js';
 import { contentEtag } from '../../src/storage/etag.js';
-import type { ArticleInput, Store, WriteResult } from '../../src/storage/store.js';
+import type { ArticleInput, IdempotencyClaim, IdempotentResponse, Store, WriteResult } from '../../src/storage/store.js';
 
 export interface StoreFixture {
   store: Store;
@@ -545,6 +545,88 @@ export function storeContract(
         const key = uniq('nonce');
         const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeNonce(key, Date.now() + 60_000)));
         assert.equal(results.filter(Boolean).length, 1);
+      });
+    });
+
+    describe('idempotency keys', () => {
+      const T0 = 1_900_000_000_000;
+      const claimOf = (key: string, over: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
+        caller: 'ann', key, token: randomUUID(), fingerprint: 'fp-1', nowMs: T0, lockedUntilMs: T0 + 60_000, expiresAtMs: T0 + 86_400_000, ...over,
+      });
+      const answer: IdempotentResponse = { status: 201, headers: { Location: '/article/7', ETag: '"abc-j"' }, body: '{"title":"Tä"}' };
+
+      it('claims a free key once; a second claim sees the running marker', async () => {
+        const key = uniq('idem');
+        assert.deepEqual(await store.claimIdempotencyKey(claimOf(key)), { state: 'claimed' });
+        assert.deepEqual(await store.claimIdempotencyKey(claimOf(key, { fingerprint: 'fp-2' })), { state: 'running', fingerprint: 'fp-1' });
+      });
+
+      it('stores the answer under the claim and hands it to later claims', async () => {
+        const key = uniq('idem');
+        const first = claimOf(key);
+        await store.claimIdempotencyKey(first);
+        assert.equal(await store.completeIdempotencyKey(first, answer), true);
+        assert.deepEqual(await store.claimIdempotencyKey(claimOf(key, { nowMs: T0 + 1000 })), { state: 'done', fingerprint: 'fp-1', response: answer });
+      });
+
+      it('keeps keys of different callers apart', async () => {
+        const key = uniq('idem');
+        assert.equal((await store.claimIdempotencyKey(claimOf(key))).state, 'claimed');
+        assert.equal((await store.claimIdempotencyKey(claimOf(key, { caller: 'bob' }))).state, 'claimed');
+      });
+
+      it('frees a released key, and ignores a release or completion by a request that lost its claim', async () => {
+        const key = uniq('idem');
+        const first = claimOf(key);
+        await store.claimIdempotencyKey(first);
+        assert.equal(await store.releaseIdempotencyKey({ ...first, token: 'someone-else' }), false);
+        assert.equal(await store.releaseIdempotencyKey(first), true);
+        const second = claimOf(key);
+        assert.equal((await store.claimIdempotencyKey(second)).state, 'claimed');
+        assert.equal(await store.completeIdempotencyKey(first, answer), false);
+        assert.equal((await store.claimIdempotencyKey(claimOf(key))).state, 'running');
+      });
+
+      it('lets a running marker past its lock be taken over (a crashed instance), but not before', async () => {
+        const key = uniq('idem');
+        const first = claimOf(key);
+        await store.claimIdempotencyKey(first);
+        assert.equal((await store.claimIdempotencyKey(claimOf(key, { nowMs: T0 + 59_999 }))).state, 'running');
+        const late = claimOf(key, { nowMs: T0 + 60_000, fingerprint: 'fp-2' });
+        assert.equal((await store.claimIdempotencyKey(late)).state, 'claimed');
+        // The crashed request's claim is gone: its completion no longer lands.
+        assert.equal(await store.completeIdempotencyKey(first, answer), false);
+        assert.equal(await store.completeIdempotencyKey(late, answer), true);
+        assert.equal((await store.claimIdempotencyKey(claimOf(key, { nowMs: T0 + 200_000 }))).state, 'done');
+      });
+
+      it('forgets a stored answer once the key expired', async () => {
+        const key = uniq('idem');
+        const first = claimOf(key);
+        await store.claimIdempotencyKey(first);
+        await store.completeIdempotencyKey(first, answer);
+        assert.equal((await store.claimIdempotencyKey(claimOf(key, { nowMs: T0 + 86_399_999 }))).state, 'done');
+        assert.equal((await store.claimIdempotencyKey(claimOf(key, { nowMs: T0 + 86_400_000 }))).state, 'claimed');
+      });
+
+      it('lets exactly one of 10 concurrent claims win', async () => {
+        const key = uniq('idem');
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.claimIdempotencyKey(claimOf(key))));
+        assert.equal(results.filter((r) => r.state === 'claimed').length, 1);
+        assert.equal(results.filter((r) => r.state === 'running').length, 9);
+      });
+
+      it('sweeps expired keys, at most `limit` per call', async () => {
+        const far = T0 + 10 * 86_400_000;
+        // Keys of earlier tests expire too at `far`; sweep them first so the counts below are this test's.
+        while ((await store.sweepIdempotencyKeys(far, 1000)) > 0) { /* drain */ }
+        for (let i = 0; i < 5; i++) await store.claimIdempotencyKey(claimOf(uniq('idem'), { nowMs: far, lockedUntilMs: far + 60_000, expiresAtMs: far + 10 }));
+        const live = uniq('idem');
+        await store.claimIdempotencyKey(claimOf(live, { nowMs: far, lockedUntilMs: far + 60_000, expiresAtMs: far + 1000 }));
+        assert.equal(await store.sweepIdempotencyKeys(far + 10, 3), 3);
+        assert.equal(await store.sweepIdempotencyKeys(far + 10, 3), 2);
+        assert.equal(await store.sweepIdempotencyKeys(far + 10, 3), 0);
+        assert.equal((await store.claimIdempotencyKey(claimOf(live, { nowMs: far + 10 }))).state, 'running');
       });
     });
   });

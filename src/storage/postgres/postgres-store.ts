@@ -6,8 +6,10 @@ import { contentEtag } from '../etag.js';
 import { migrationsTableSql, pendingMigrations, POSTGRES_DIALECT } from '../migrations.js';
 import { clientExists, storeFailure, userExists, userNotFound } from '../store-errors.js';
 import type {
-  Article, ArticleInput, NewToken, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
+  Article, ArticleInput, IdempotencyClaim, IdempotencyClaimResult, IdempotencyKeyRef, IdempotentResponse, NewToken, OAuthClient, Role, Store,
+  TokenRecord, User, WriteCondition, WriteResult,
 } from '../store.js';
+import { CLAIM_SQL, rowToClaimResult, type IdempotencyRow } from '../idempotency-rows.js';
 import { describeTarget, mapPgError } from './postgres-errors.js';
 import type { ArticleRow, ClientRow, TokenRow, UserRow } from './postgres-rows.js';
 import {
@@ -300,6 +302,34 @@ export class PostgresStore implements Store {
       ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE nonces.expires_at <= $3
       RETURNING 1`, [key, Math.floor(expiresAtMs), now]);
     return rows.length > 0;
+  }
+
+  async claimIdempotencyKey(c: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+    const params = [c.caller, c.key, c.token, c.fingerprint, Math.floor(c.lockedUntilMs), Math.floor(c.expiresAtMs), Math.floor(c.nowMs)];
+    // The upsert and the read are two statements: a key released in between is gone, and is claimed again.
+    for (let attempt = 0; attempt < PUT_ATTEMPTS; attempt++) {
+      if ((await this.count('claim idempotency key', CLAIM_SQL, params)) > 0) return { state: 'claimed' };
+      const rows = await this.q<IdempotencyRow>('read idempotency key',
+        'SELECT fingerprint, status, headers, body FROM idempotency_keys WHERE caller = $1 AND key = $2', [c.caller, c.key]);
+      if (rows[0] !== undefined) return rowToClaimResult(rows[0]);
+    }
+    throw storeFailure(`claim of idempotency key kept racing with concurrent requests`);
+  }
+
+  async completeIdempotencyKey(ref: IdempotencyKeyRef, response: IdempotentResponse): Promise<boolean> {
+    return (await this.count('store idempotent response', `UPDATE idempotency_keys SET status = $1, headers = $2, body = $3,
+      locked_until = NULL WHERE caller = $4 AND key = $5 AND token = $6`,
+    [response.status, JSON.stringify(response.headers), response.body, ref.caller, ref.key, ref.token])) > 0;
+  }
+
+  async releaseIdempotencyKey(ref: IdempotencyKeyRef): Promise<boolean> {
+    return (await this.count('release idempotency key', 'DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND token = $3',
+      [ref.caller, ref.key, ref.token])) > 0;
+  }
+
+  async sweepIdempotencyKeys(nowMs: number, limit: number): Promise<number> {
+    return this.count('sweep idempotency keys', `DELETE FROM idempotency_keys WHERE (caller, key) IN
+      (SELECT caller, key FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)`, [Math.floor(nowMs), Math.max(0, Math.floor(limit))]);
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,8 @@ import { contentEtag } from '../etag.js';
 import { migrationsTableSql, pendingMigrations, SQLITE_DIALECT } from '../migrations.js';
 import { clientExists, storeFailure, storeUnavailable, userExists, userNotFound } from '../store-errors.js';
 import type {
-  Article, ArticleInput, NewToken, OAuthClient, Role, Store, TokenRecord, User, WriteCondition, WriteResult,
+  Article, ArticleInput, IdempotencyClaim, IdempotencyClaimResult, IdempotencyKeyRef, IdempotentResponse, NewToken, OAuthClient, Role, Store,
+  TokenRecord, User, WriteCondition, WriteResult,
 } from '../store.js';
 import type { ArticleRow, ClientRow, TokenRow, UserRow } from './sqlite-rows.js';
 import { toArticle, toClient, toToken, toUser } from './sqlite-rows.js';
@@ -18,6 +19,7 @@ import { prepareStatements } from './sqlite-statements.js';
 import { DEFAULT_NONCE_MEMORY_LIMIT, type SqliteNonces } from './sqlite-nonces.js';
 import { SqliteNonceLog } from './sqlite-nonce-log.js';
 import { SqliteNonceTable } from './sqlite-nonce-table.js';
+import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { noteTokenWrite, TokenRowCache } from './token-row-cache.js';
 import { HttpError } from '../../errors/http-error.js';
 
@@ -106,6 +108,7 @@ export class SqliteStore implements Store {
   private readonly db: Db;
   private readonly s: ReturnType<typeof prepareStatements>;
   private readonly nonces: SqliteNonces;
+  private readonly idempotency: SqliteIdempotency;
   private nonceBatch: PendingNonce[] | undefined;
   private checkpointer: Worker | undefined;
   /** Token rows reused until the database may have changed (see token-row-cache). */
@@ -137,6 +140,7 @@ export class SqliteStore implements Store {
       migrate(db);
       this.db = db;
       this.s = prepareStatements(db);
+      this.idempotency = new SqliteIdempotency(db);
       this.nonces = opts.nonceLog === true ? new SqliteNonceLog(db, nonceMemoryLimit) : new SqliteNonceTable(db);
       const dataVersion = db.prepare('PRAGMA data_version').pluck();
       this.tokenRows = new TokenRowCache(() => dataVersion.get() as number);
@@ -348,6 +352,22 @@ export class SqliteStore implements Store {
       return;
     }
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(fresh[i]!);
+  }
+
+  async claimIdempotencyKey(claim: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+    return this.run('claim idempotency key', () => this.idempotency.claimKey(claim));
+  }
+
+  async completeIdempotencyKey(ref: IdempotencyKeyRef, response: IdempotentResponse): Promise<boolean> {
+    return this.run('store idempotent response', () => this.idempotency.completeKey(ref, response));
+  }
+
+  async releaseIdempotencyKey(ref: IdempotencyKeyRef): Promise<boolean> {
+    return this.run('release idempotency key', () => this.idempotency.releaseKey(ref));
+  }
+
+  async sweepIdempotencyKeys(nowMs: number, limit: number): Promise<number> {
+    return this.run('sweep idempotency keys', () => this.idempotency.sweepKeys(nowMs, limit));
   }
 
   /**
