@@ -37,7 +37,7 @@ const IDLE_SWEEP_MS = 50;
  *   process.once('SIGTERM', () => drainer.drain(10_000).then(() => process.exit(0)));
  */
 export function drainable(server: Server | Http2SecureServer): Drainable {
-  return 'closeIdleConnections' in server ? plainDrainable(server) : tlsDrainable(server);
+  return 'closeAllConnections' in server ? plainDrainable(server) : tlsDrainable(server);
 }
 
 /**
