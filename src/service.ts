@@ -60,8 +60,12 @@ export interface ServiceOptions {
    * Default 1,000,000 (32 MiB; ~1,660 signed requests per second over a 10-minute window).
    */
   nonceMemoryLimit?: number;
-  /** An already open store (tests); `db`, `sqliteNonceLog` and `nonceMemoryLimit` are ignored then. */
+  /** PostgreSQL only: the schema holding roa's tables, created if absent (default the connection's search_path). */
+  pgSchema?: string;
+  /** An already open store (tests); `db`, `pgSchema`, `sqliteNonceLog` and `nonceMemoryLimit` are ignored then. */
   store?: Store;
+  /** Clock (ms epoch) of the Idempotency-Key expiry and running markers; tests move it. Default Date.now. */
+  idempotencyClock?: () => number;
   env?: string;
   port?: number;
   host?: string;
@@ -163,7 +167,11 @@ export interface RunningService extends Service {
 
 /** The store the options name (`db`, default ./data/roa.db), for when none was handed in. */
 function openServiceStore(opts: ServiceOptions): Promise<Store> {
-  return openStore(opts.db ?? './data/roa.db', { sqliteNonceLog: opts.sqliteNonceLog === true, nonceMemoryLimit: opts.nonceMemoryLimit });
+  return openStore(opts.db ?? './data/roa.db', {
+    sqliteNonceLog: opts.sqliteNonceLog === true,
+    nonceMemoryLimit: opts.nonceMemoryLimit,
+    ...(opts.pgSchema !== undefined ? { schema: opts.pgSchema } : {}),
+  });
 }
 
 /** Builds the app and its dependencies without listening. */
@@ -235,7 +243,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // bytes stay cached for the resource's own parser), then override before routing.
   app.use(urlencoded({ extended: true }), methodOverride());
   const deps: ResourceDeps = { authenticator, purger, env };
-  mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge }), deps);
+  mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge, idempotencyClock: opts.idempotencyClock }), deps);
   mountResource(app, articleItemResource({ store, maxAge: opts.maxAge }), deps);
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     sendProblem(req, res, err, { env });

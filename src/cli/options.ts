@@ -19,6 +19,7 @@ export const SERVE_OPTIONS = {
   port: { flag: '--port <port>', env: 'PORT', defaultValue: '3000', description: 'service port' },
   host: { flag: '--host <host>', env: 'HOST', defaultValue: '127.0.0.1', description: 'address to bind' },
   db: { flag: '--db <url>', env: 'DATABASE_URL', defaultValue: './data/roa.db', description: 'SQLite path, :memory: or postgres://…' },
+  schema: { flag: '--schema <name>', env: 'ROA_PG_SCHEMA', description: "PostgreSQL only: schema for roa's tables (created if absent; letters, digits and _, at most 63, not pg_…); default the connection's search_path" },
   env: { flag: '--env <env>', env: 'NODE_ENV', defaultValue: 'development', description: 'development or production' },
   gatewayPort: { flag: '--gateway-port <port>', env: 'GATEWAY_PORT', defaultValue: '8080', description: 'embedded caching gateway port (0 = off)' },
   purge: { flag: '--purge <urls>', env: 'PURGE_URLS', description: 'comma-separated cache node base URLs to PURGE after writes' },

@@ -10,11 +10,13 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Caller } from '../auth/scheme.js';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
+import { parseIdempotencyKey } from '../http/idempotency-key.js';
 import type { WriteCondition } from '../storage/store.js';
 import { answerOptions, createRecord, deleteRecord, replaceRecord, sendRepresentation } from './actions.js';
 import {
   allowMethod, authenticate, authorize, checkPreconditions, chooseView, readInput, requireOwner, requireRecord, type ResourceSetup,
 } from './decisions.js';
+import type { IdempotencyKeys } from './idempotency.js';
 import type { Permission } from './policy.js';
 import type { PurgeTarget } from './purger.js';
 import { cacheControlFor } from './representation.js';
@@ -80,6 +82,8 @@ export interface ResourceSpec<D, I = unknown> {
   /** POST creates a subordinate record (server-chosen URL); `created` says how to show and purge it. */
   post?(ctx: ResourceContext<D>, input: I): Promise<{ doc: unknown; location: string }>;
   created?: CreatedSpec<unknown>;
+  /** POST honours `Idempotency-Key` (resources/idempotency): a retry with the same key replays the first answer. */
+  idempotency?: IdempotencyKeys;
   delete?(ctx: ResourceContext<D>, cond: WriteCondition): Promise<'deleted' | 'missing' | 'precondition-failed'>;
   /** URLs and tags showing a record, purged from caches after a successful write. */
   purgeTargets?(doc: D): PurgeTarget;
@@ -136,6 +140,8 @@ export function resourceHandler<D, I>(spec: ResourceSpec<D, I>, deps: ResourceDe
     const pending = authenticate(s, ctx); // 401 for bad credentials
     if (pending !== undefined) await pending;
     authorize(s, method, ctx); // 401, 403
+    // Only read where the resource opted in: a POST without the header pays one field lookup.
+    const idempotencyKey = method === 'POST' && spec.idempotency !== undefined ? parseIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined; // 400
     const view = chooseView(s, method, ctx); // 406
     ctx.doc = await spec.load(ctx);
     ctx.trace.push(ctx.doc === undefined ? 'exists:no' : 'exists:yes');
@@ -146,7 +152,10 @@ export function resourceHandler<D, I>(spec: ResourceSpec<D, I>, deps: ResourceDe
     if (method === 'GET' || method === 'HEAD') return sendRepresentation(s, method, ctx, view, outcome);
     if (method === 'DELETE') return deleteRecord(s, ctx);
     const input = await readInput(s, ctx); // 415, then 400/422
-    if (method === 'POST') return createRecord(s, ctx, view, input);
+    if (method === 'POST') {
+      if (idempotencyKey === undefined) return createRecord(s, ctx, view, input);
+      return spec.idempotency!.run(ctx as ResourceContext<unknown>, idempotencyKey, () => createRecord(s, ctx, view, input), s.development); // 409, 422
+    }
     return replaceRecord(s, ctx, view, input);
   };
 

@@ -26,10 +26,12 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
   // The driver, then its adapter, are imported only here and only for the URL's kind: importing roa
   // loads neither `pg` nor `better-sqlite3` (a native addon), and either may be left uninstalled.
   if (/^postgres(ql)?:\/\//i.test(url)) {
+    assertPostgresUser(url);
     await loadDriver('pg');
     const { PostgresStore } = await import('./postgres/postgres-store.js');
     return PostgresStore.open({ connectionString: url, ...(opts.schema === undefined ? {} : { schema: opts.schema }) });
   }
+  if (opts.schema !== undefined) throw new TypeError('a schema (--schema, ROA_PG_SCHEMA) applies to PostgreSQL only; the store URL names SQLite');
   const path = sqlitePath(url);
   await loadDriver('better-sqlite3');
   const { SqliteStore } = await import('./sqlite/sqlite-store.js');
@@ -47,4 +49,22 @@ function sqlitePath(url: string): string {
     return rest.startsWith('//') ? decodeURIComponent(rest.slice(2)) : rest;
   }
   throw new TypeError(`unsupported store URL scheme "${scheme}:": use :memory:, a file path, or postgres://...`);
+}
+
+/**
+ * Refuses a PostgreSQL URL that names no user (neither `user@` nor `?user=`) while PGUSER is unset or empty.
+ * pg would then fall back to the OS user's name from $USER, which differs between a shell and a service
+ * manager, and without one the server answers "no PostgreSQL user name specified in startup packet".
+ * An unparseable URL is left to the driver, which reports it.
+ */
+export function assertPostgresUser(url: string, env: NodeJS.ProcessEnv = process.env): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return;
+  }
+  if (parsed.username !== '' || (parsed.searchParams.get('user') ?? '') !== '' || (env.PGUSER ?? '') !== '') return;
+  parsed.password = '';
+  throw new TypeError(`the PostgreSQL URL ${parsed.toString()} names no user: write postgres://USER@HOST:PORT/DATABASE (or set PGUSER)`);
 }

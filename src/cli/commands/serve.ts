@@ -47,6 +47,7 @@ export function registerServe(program: Command): void {
       port: parsePort(opt('port'), '--port'),
       host: opt('host'),
       db: opt('db'),
+      ...(opt('schema') !== undefined ? { pgSchema: opt('schema') } : {}),
       env,
       gatewayPort: parsePort(opt('gatewayPort'), '--gateway-port'),
       purge: parseList(opt('purge')),

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { HttpError } from '../../errors/http-error.js';
 import type { Article, ArticleInput, Store } from '../../storage/store.js';
 import { mayModify, rolePolicy } from '../policy.js';
+import { IdempotencyKeys } from '../idempotency.js';
 import type { CreatedSpec, PurgeTarget, ResourceSpec, View } from '../resource.js';
 import { ARTICLE_BODIES, ARTICLE_VIEWS, articleToJson, articleToXml } from './article-codec.js';
 import { parseArticleKey } from './article-keys.js';
@@ -22,6 +23,10 @@ export interface ArticleResourceOptions {
   /** Seconds safe responses may be cached (max-age and s-maxage); default 60. */
   maxAge?: number;
   bodyLimit?: number;
+  /** POST /articles honours Idempotency-Key with these keys; default keys kept in `store`, false = off. */
+  idempotency?: IdempotencyKeys | false;
+  /** The clock (ms epoch) of the default idempotency keys; tests move it. Default Date.now. */
+  idempotencyClock?: () => number;
 }
 
 /** Every URL that shows an article, and the tags of every cached response that lists it. */
@@ -173,6 +178,7 @@ export function articleCollectionResource(opts: ArticleResourceOptions): Resourc
       return { doc: article, location: `/article/${article.id}` };
     },
     created: CREATED,
+    ...(opts.idempotency === false ? {} : { idempotency: opts.idempotency ?? new IdempotencyKeys({ store, ...(opts.idempotencyClock ? { clock: opts.idempotencyClock } : {}) }) }),
     surrogateKeys: (page) => ['articles', ...page.items.map((a) => `article-${a.id}`)],
     headers(page): Record<string, string> {
       const next = nextLink(page);

@@ -70,8 +70,9 @@ export class PostgresStore implements Store {
   }
 
   constructor(opts: PostgresStoreOptions) {
-    if (opts.schema !== undefined && !SCHEMA_NAME.test(opts.schema)) {
-      throw new TypeError(`invalid PostgreSQL schema name "${opts.schema}": use letters, digits and _ (at most 63)`);
+    // pg_ names are reserved for system schemas (CREATE SCHEMA refuses them).
+    if (opts.schema !== undefined && (!SCHEMA_NAME.test(opts.schema) || /^pg_/i.test(opts.schema))) {
+      throw new TypeError(`invalid PostgreSQL schema name "${opts.schema}": use a letter or _, then letters, digits and _ (at most 63), not starting with pg_`);
     }
     this.schema = opts.schema;
     this.target = describeTarget(opts.connectionString);
