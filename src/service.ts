@@ -34,7 +34,13 @@ import { drainable } from './operations/server-drain.js';
 import { shutdownService, type ServiceShutdownReport } from './operations/service-shutdown.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './operations/shutdown-timeout.js';
 import type { Response } from './http/response.js';
-import { accessLog } from './middleware/access-log.js';
+import { accessLog, noteFailure } from './middleware/access-log.js';
+import { collectGateway } from './metrics/gateway-collector.js';
+import { isMetricsPath, metricsResponder } from './metrics/metrics-endpoint.js';
+import { collectPurger } from './metrics/purger-collector.js';
+import { labelled } from './metrics/route-label.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
+import { HttpError, statusOf } from './errors/http-error.js';
 import { compression, type CompressionOptions } from './middleware/compression.js';
 import { credentialsOverTls } from './middleware/credentials-over-tls.js';
 import { methodOverride } from './middleware/method-override.js';
@@ -126,6 +132,8 @@ export interface ServiceOptions {
   /** Life of OAuth refresh tokens, ms (default 30 days). */
   refreshTokenTtlMs?: number;
   logLevel?: string;
+  /** CIDRs that may read `GET /metrics` (judged by `req.ip`, so through trusted proxies); default loopback. */
+  metricsAllow?: string[];
   /** max-age / s-maxage of safe responses (default 60). */
   maxAge?: number;
   logger?: Logger;
@@ -144,6 +152,8 @@ export interface Service {
   release(): Promise<void>;
   /** What `/readyz` answers: the database and the nonce store (Redis with `redisUrl`) answer, not shutting down. */
   readiness: Readiness;
+  /** Prometheus metrics of this service, in a registry of its own (`GET /metrics`). */
+  metrics: ServiceMetrics;
 }
 
 export interface RunningService extends Service {
@@ -208,6 +218,10 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     new BearerScheme({ store, ...(jwt ? { jwt } : {}) }),
   ];
   const authenticator = new Authenticator(schemes);
+  const metrics = new ServiceMetrics();
+  authenticator.onFailure = (scheme) => metrics.authFailed(scheme);
+  // A bad CIDR stops start-up.
+  const answerMetrics = metricsResponder(metrics.registry, opts.metricsAllow);
   const purger = makePurger(opts.purge ?? [], opts, logger);
 
   const app = createApp({ env });
@@ -217,7 +231,9 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Probes are answered before the access log, authentication and parsing (operations/health).
   const readiness = new Readiness({ database: () => store.ping(), ...(nonces instanceof StoreNonceStore ? {} : { nonces: () => nonces.ping?.() ?? Promise.resolve() }) });
   app.use(healthProbes(readiness, { production }));
-  app.use(accessLog(logger));
+  // Judged by req.ip: through the embedded gateway the socket peer is always loopback.
+  app.use((req: Request, res: Response, next: NextFunction) => (isMetricsPath(req.url) ? answerMetrics(req.ip, req, res) : next()));
+  app.use(accessLog(logger, { metrics }));
   if (opts.compression !== false) app.use(compression(opts.compression));
   // Production: credentials over plain HTTP are refused before anything reads, authenticates or
   // stores (after the access log only, so the refusal is logged there too); HSTS on secure answers.
@@ -246,13 +262,31 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge, idempotencyClock: opts.idempotencyClock }), deps);
   mountResource(app, articleItemResource({ store, maxAge: opts.maxAge }), deps);
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    recordFailure(err, req, res, logger, metrics);
     sendProblem(req, res, err, { env });
   });
   const release = async (): Promise<void> => {
     await nonces.close?.();
     await throttle.close?.();
   };
-  return { app, store, authenticator, deps, logger, release, readiness };
+  return { app, store, authenticator, deps, logger, release, readiness, metrics };
+}
+
+/**
+ * A 5xx is logged at warn with its reason when it is produced (the database or the nonce store
+ * failing), counted, and noted for the request's access log line. Messages of roa's errors name
+ * hosts, never credentials.
+ */
+function recordFailure(err: unknown, req: Request, res: Response, logger: Logger, metrics: ServiceMetrics): void {
+  const status = statusOf(err);
+  if (status < 500) return;
+  const code = err instanceof HttpError ? err.code : 'ROA_ERR_INTERNAL';
+  metrics.countError(code);
+  const cause = err instanceof Error ? err.cause : undefined;
+  const message = err instanceof Error ? err.message : String(err);
+  const reason = cause instanceof Error && cause.message !== '' && !message.includes(cause.message) ? `${message}: ${cause.message}` : message;
+  noteFailure(res, { code, reason });
+  logger.warn({ reqId: req.id, code, reason }, 'request failed');
 }
 
 function makePurger(nodes: string[], opts: ServiceOptions, logger: Logger, localCaches: LocalCache[] = []): Purger | undefined {
@@ -262,7 +296,9 @@ function makePurger(nodes: string[], opts: ServiceOptions, logger: Logger, local
 
 /** Registers a resource on every path it declares. */
 export function mountResource<D, I>(app: App, spec: ResourceSpec<D, I>, deps: Parameters<typeof resourceHandler>[1]): void {
-  app.all(spec.paths, resourceHandler(spec, deps));
+  const handler = resourceHandler(spec, deps);
+  // One route per path, so the metrics' `route` label names the pattern the request matched.
+  for (const path of spec.paths) app.all(path, labelled(path, handler));
 }
 
 function listen(server: NetServer, port: number, host: string): Promise<AddressInfo> {
@@ -338,6 +374,8 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   if (gatewayAddress !== undefined && tls === undefined) nodes.unshift(`http://${hostForUrl(host)}:${gatewayAddress.port}`);
   const purger = makePurger(nodes, opts, service.logger, localCaches);
   service.deps.purger = purger;
+  collectGateway(service.metrics.registry, () => gateway);
+  collectPurger(service.metrics.registry, () => purger);
   return {
     ...service,
     purger,

@@ -16,6 +16,11 @@ import { CALLER_KEY, isThenable, type AuthScheme, type Caller } from './scheme.j
  */
 export class Authenticator {
   readonly schemes: readonly AuthScheme[];
+  /**
+   * Called once per 401 for credentials that did not verify, with the scheme's lower-case name
+   * (`unsupported` for credentials of a scheme not run): the failures metric per scheme.
+   */
+  onFailure: ((scheme: string) => void) | undefined = undefined;
 
   constructor(schemes: AuthScheme[]) {
     const names = new Set<string>();
@@ -72,7 +77,10 @@ export class Authenticator {
     if (scheme === undefined) {
       // Credentials of a scheme we do not run are not "anonymous": answering as anonymous could let a
       // client believe it was authenticated. RFC 9110 §11.6.1: answer 401 with what we accept.
-      if (hasUnknownCredentials(req)) throw this.unauthorized('Unsupported authentication scheme');
+      if (hasUnknownCredentials(req)) {
+        this.onFailure?.('unsupported');
+        throw this.unauthorized('Unsupported authentication scheme');
+      }
       return undefined;
     }
     let result: Caller | Promise<Caller>;
@@ -143,6 +151,7 @@ export class Authenticator {
     // Keep the failing scheme's own challenge (e.g. Bearer error="invalid_token", RFC 6750 §3) first.
     const own = err.headers['WWW-Authenticate'];
     const ownName = own?.split(' ', 1)[0]?.toLowerCase();
+    this.onFailure?.(ownName || 'unknown');
     const rest = this.schemes.filter((s) => s.name.toLowerCase() !== ownName).map((s) => s.challenge());
     const all = own === undefined ? this.challenges() : [own, ...rest];
     return new HttpError(401, err.message, {

@@ -14,6 +14,9 @@ export interface OptionSpec {
 /** Both commands: how long SIGTERM/SIGINT waits for requests in flight (operations/shutdown-timeout). */
 const SHUTDOWN_TIMEOUT_OPTION: OptionSpec = { flag: '--shutdown-timeout <seconds>', env: 'ROA_SHUTDOWN_TIMEOUT', defaultValue: '10', description: 'on SIGTERM/SIGINT, how long requests in flight may take before their connections are cut: seconds, or 500ms / 10s forms, at most 3600s' };
 
+/** Both commands: who may read GET /metrics (metrics/metrics-endpoint). */
+const METRICS_ALLOW_OPTION: OptionSpec = { flag: '--metrics-allow <cidrs>', env: 'ROA_METRICS_ALLOW', defaultValue: '127.0.0.0/8,::1/128', description: 'comma-separated CIDRs that may read GET /metrics (Prometheus text), judged by the client address trusted proxies state; others get 403' };
+
 /** Options of `roa serve`. */
 export const SERVE_OPTIONS = {
   port: { flag: '--port <port>', env: 'PORT', defaultValue: '3000', description: 'service port' },
@@ -45,6 +48,7 @@ export const SERVE_OPTIONS = {
   hmacMinimalUnsafe: { flag: '--hmac-minimal-unsafe <on|off>', env: 'ROA_HMAC_MINIMAL_UNSAFE', description: 'accept the replayable minimal HMAC form for unsafe methods (default on in development, off in production)' },
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
   maxAge: { flag: '--max-age <seconds>', env: 'ROA_MAX_AGE', defaultValue: '60', description: 'Cache-Control max-age / s-maxage of safe responses' },
+  metricsAllow: METRICS_ALLOW_OPTION,
   shutdownTimeout: SHUTDOWN_TIMEOUT_OPTION,
 } satisfies Record<string, OptionSpec>;
 
@@ -59,6 +63,8 @@ export const GATEWAY_OPTIONS = {
   tlsCert: { flag: '--tls-cert <file>', env: 'ROA_TLS_CERT', description: 'PEM certificate (chain): serve over HTTPS and HTTP/2; SIGHUP reloads it' },
   tlsKey: { flag: '--tls-key <file>', env: 'ROA_TLS_KEY', description: 'PEM private key of --tls-cert' },
   trustProxy: { flag: '--trust-proxy <addresses>', env: 'ROA_TRUST_PROXY', description: 'comma-separated proxies in front of the gateway (e.g. a TLS terminator) whose X-Forwarded-* and Forwarded are passed on; from anyone else they are replaced (default none)' },
+  metricsAllow: METRICS_ALLOW_OPTION,
+  logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
   storeSetCookie: { flag: '--store-set-cookie <on|off>', env: 'GATEWAY_STORE_SET_COOKIE', defaultValue: 'off', description: 'store responses carrying Set-Cookie and replay the cookie to every client' },
   shutdownTimeout: SHUTDOWN_TIMEOUT_OPTION,
 } satisfies Record<string, OptionSpec>;

@@ -71,6 +71,7 @@ export function registerServe(program: Command): void {
       sqliteNonceLog: parseSwitch(opt('sqliteNonceLog'), '--sqlite-nonce-log (ROA_SQLITE_NONCE_LOG)'),
       nonceMemoryLimit: parseInteger(opt('nonceMemory'), '--nonce-memory', 1, MAX_NONCE_MEMORY),
       logLevel: opt('logLevel'),
+      metricsAllow: parseList(opt('metricsAllow')),
       maxAge: parseCount(opt('maxAge'), '--max-age', MAX_DELTA_SECONDS),
     });
     const { address, gatewayAddress } = running;
