@@ -55,6 +55,14 @@ export interface PurgerStats {
   pending: number;
 }
 
+/** One node's counters since construction (`retried` counts retries and delayed second purges). */
+export interface PurgerNodeStats {
+  node: string;
+  sent: number;
+  failed: number;
+  retried: number;
+}
+
 interface Job {
   node: number;
   path: string;
@@ -93,7 +101,16 @@ export class Purger {
   readonly #host: string | undefined;
   readonly #log: PurgerLogger;
   readonly #timers = new Set<NodeJS.Timeout>();
-  readonly #inflight = new Set<AbortController>();
+  readonly #inflight = new Map<AbortController, Job>();
+  /** Delayed second purges not yet run, so `drain()` can run them at once. */
+  readonly #delayed = new Map<NodeJS.Timeout, () => Promise<void>>();
+  /** First-round purges whose caller still waits. */
+  readonly #firstRounds = new Set<Promise<void>>();
+  /** Jobs waiting for (or running) a retry. */
+  readonly #retrying = new Set<Job>();
+  #idle: (() => void)[] = [];
+  #nodeStats: PurgerNodeStats[] = [];
+  #draining = false;
   #closed = false;
   #stats: PurgerStats = { sent: 0, failed: 0, retried: 0, pending: 0 };
 
@@ -125,6 +142,7 @@ export class Purger {
       });
       return { pool, prefix: url.pathname.replace(/\/+$/, ''), name: url.origin + url.pathname.replace(/\/+$/, '') };
     });
+    this.#nodeStats = this.#nodes.map((n) => ({ node: n.name, sent: 0, failed: 0, retried: 0 }));
   }
 
   /**
@@ -133,12 +151,16 @@ export class Purger {
    * background, and a second purge follows after `delayedPurgeMs`.
    */
   purge(target: PurgeTarget): Promise<void> {
-    if (this.#closed) return Promise.resolve();
+    if (this.#closed || this.#draining) return Promise.resolve();
     const first = this.#round(target, false);
+    this.#firstRounds.add(first);
+    void first.then(() => this.#firstRounds.delete(first));
     if (this.#delayedPurgeMs > 0) {
-      this.#later(this.#delayedPurgeMs, () => {
+      const t = setTimeout(() => {
+        this.#delayed.delete(t);
         void this.#round(target, true);
-      });
+      }, this.#delayedPurgeMs);
+      this.#delayed.set(t, () => this.#round(target, true));
     }
     return first;
   }
@@ -147,13 +169,60 @@ export class Purger {
     return { ...this.#stats };
   }
 
+  /** Per-node counters, in the order of `nodes`. */
+  nodeStats(): PurgerNodeStats[] {
+    return this.#nodeStats.map((s) => ({ ...s }));
+  }
+
+  /**
+   * For a graceful shutdown: takes no new purges, waits for first-round purges in flight, runs the
+   * delayed purges now and waits for pending retries, all within `timeoutMs`; then gives up what
+   * remains (logged at warn, per node) and closes the pools. Never rejects.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.#closed) return;
+    this.#draining = true;
+    const deadline = Date.now() + Math.max(0, timeoutMs);
+    const within = (p: Promise<unknown>): Promise<void> => {
+      const left = deadline - Date.now();
+      if (left <= 0) return Promise.resolve();
+      let timer: NodeJS.Timeout | undefined;
+      return Promise.race([p.then(() => {}), new Promise<void>((r) => { timer = setTimeout(r, left); })]).finally(() => clearTimeout(timer));
+    };
+    await within(Promise.all([...this.#firstRounds]));
+    const delayed = [...this.#delayed];
+    this.#delayed.clear();
+    const rounds: Promise<void>[] = [];
+    for (const [t, run] of delayed) {
+      clearTimeout(t);
+      this.#timers.delete(t);
+      rounds.push(run());
+    }
+    await within(Promise.all(rounds));
+    if (this.#retrying.size > 0) await within(new Promise<void>((r) => this.#idle.push(r)));
+    const abandoned = new Map<string, number>();
+    const count = (node: string, n: number): void => {
+      abandoned.set(node, (abandoned.get(node) ?? 0) + n);
+    };
+    for (const job of this.#retrying) count(this.#nodes[job.node]!.name, 1);
+    for (const [, job] of this.#inflight) if (!this.#retrying.has(job)) count(this.#nodes[job.node]!.name, 1);
+    for (const [node, n] of abandoned) {
+      this.#log.warn({ node, abandoned: n }, 'purger: shutting down, giving up purges not yet acknowledged; the node may serve stale content until TTL expiry');
+    }
+    await this.close();
+  }
+
   /** Cancels delayed purges and retries, aborts requests in flight and closes the pools. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
-    for (const c of this.#inflight) c.abort(new Error('purger closed'));
+    for (const t of this.#delayed.keys()) clearTimeout(t);
+    this.#delayed.clear();
+    this.#retrying.clear();
+    this.#wakeIdle();
+    for (const c of this.#inflight.keys()) c.abort(new Error('purger closed'));
     this.#stats.pending = 0;
     await Promise.all(this.#nodes.map((n) => n.pool.destroy().catch(() => {})));
   }
@@ -220,8 +289,11 @@ export class Purger {
     const node = this.#nodes[job.node]!;
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(new Error(`timeout after ${this.#timeoutMs} ms`)), this.#timeoutMs);
-    this.#inflight.add(ctrl);
+    this.#inflight.set(ctrl, job);
     this.#stats.sent++;
+    const ns = this.#nodeStats[job.node]!;
+    ns.sent++;
+    if (job.attempt > 0 || job.delayed) ns.retried++;
     const headers: Record<string, string> = { ...job.headers };
     if (this.#host !== undefined) headers.host = this.#host;
     const ctx = { node: node.name, path: job.path, xkey: job.headers.xkey, attempt: job.attempt, delayed: job.delayed };
@@ -231,6 +303,7 @@ export class Purger {
       // 404 means the node held nothing for that URL/tag: the goal (no stale copy) is met.
       if (res.statusCode === 200 || res.statusCode === 204 || res.statusCode === 404) return 'ok';
       this.#stats.failed++;
+      ns.failed++;
       if (res.statusCode >= 500) {
         this.#log.warn({ ...ctx, status: res.statusCode }, 'purger: cache node answered 5xx, will retry');
         return 'retry';
@@ -241,6 +314,7 @@ export class Purger {
     } catch (err) {
       if (this.#closed) return 'fatal';
       this.#stats.failed++;
+      ns.failed++;
       this.#log.warn({ ...ctx, err: errorMessage(err) }, 'purger: cache node unreachable, will retry');
       return 'retry';
     } finally {
@@ -257,6 +331,7 @@ export class Purger {
     const delay = Math.round(base * (0.75 + Math.random() * 0.25));
     if (Date.now() + delay > job.deadline) {
       if (alreadyPending) this.#stats.pending--;
+      this.#settled(job);
       this.#log.error(
         { node: this.#nodes[job.node]!.name, path: job.path, xkey: job.headers.xkey, attempts: job.attempt },
         'purger: giving up, retry deadline reached; the node may serve stale content until TTL expiry',
@@ -264,17 +339,30 @@ export class Purger {
       return;
     }
     if (!alreadyPending) this.#stats.pending++;
+    this.#retrying.add(job);
     this.#later(delay, () => {
       this.#stats.retried++;
       void this.#attempt(job).then((outcome) => {
         if (this.#closed) return;
         if (outcome === 'retry') return this.#scheduleRetry(job, true);
         this.#stats.pending--;
+        this.#settled(job);
         if (outcome === 'ok') {
           this.#log.info({ node: this.#nodes[job.node]!.name, path: job.path, attempts: job.attempt + 1 }, 'purger: retry succeeded');
         }
       });
     });
+  }
+
+  #settled(job: Job): void {
+    this.#retrying.delete(job);
+    if (this.#retrying.size === 0) this.#wakeIdle();
+  }
+
+  #wakeIdle(): void {
+    const waiters = this.#idle;
+    this.#idle = [];
+    for (const w of waiters) w();
   }
 
   #later(ms: number, fn: () => void): void {
