@@ -11,10 +11,17 @@ export type ProbeKind = 'healthz' | 'readyz';
 
 /** The probe `url` (a request target, query allowed) names, or undefined; cheap enough for every request. */
 export function probeKind(url: string | undefined): ProbeKind | undefined {
-  if (url === undefined || url.charCodeAt(0) !== 47 /* / */ || url.length < 7) return undefined;
-  const end = url.indexOf('?');
-  const path = end === -1 ? url : url.slice(0, end);
-  return path === '/healthz' ? 'healthz' : path === '/readyz' ? 'readyz' : undefined;
+  if (url === undefined) return undefined;
+  // One character rules out nearly every request before any string is compared.
+  const c = url.charCodeAt(1);
+  if (c === 104 /* h */ && url.startsWith('/healthz') && endsPath(url, 8)) return 'healthz';
+  if (c === 114 /* r */ && url.startsWith('/readyz') && endsPath(url, 7)) return 'readyz';
+  return undefined;
+}
+
+/** The path ends at `at`: the end of the target, or its query. */
+function endsPath(url: string, at: number): boolean {
+  return url.length === at || url.charCodeAt(at) === 63 /* ? */;
 }
 
 export interface ProbeOptions {

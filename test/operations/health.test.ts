@@ -165,3 +165,14 @@ describe('Readiness', () => {
     assert.deepEqual(await readiness.check(), { ready: false, checks: {}, shuttingDown: true });
   });
 });
+
+describe('probeKind', () => {
+  it('names /healthz and /readyz, with or without a query, and nothing else', async () => {
+    const { probeKind } = await import('../../src/operations/health.js');
+    assert.equal(probeKind('/healthz'), 'healthz');
+    assert.equal(probeKind('/healthz?full=1'), 'healthz');
+    assert.equal(probeKind('/readyz'), 'readyz');
+    assert.equal(probeKind('/readyz?'), 'readyz');
+    for (const other of [undefined, '', '/', '/healthzz', '/readyz/', '/health', '/articles', 'healthz', '/Healthz', '/h']) assert.equal(probeKind(other), undefined, other);
+  });
+});
