@@ -105,7 +105,10 @@ class Fill {
       // RFC 5861 §4 / RFC 9111 §4.2.4: the stored response stands in for the origin's error.
       up.resume();
       this.#finish();
-      if (this.res !== undefined) serveStored(this.req, this.res, v, currentAge(v, responseTime), `roa; hit; fwd=${this.o.fwd}; fwd-status=${status}`);
+      if (this.res !== undefined) {
+        this.ctx.counters.stale++;
+        serveStored(this.req, this.res, v, currentAge(v, responseTime), `roa; hit; fwd=${this.o.fwd}; fwd-status=${status}`);
+      }
       return;
     }
     this.#relay(up, status, fields, map, responseTime);
@@ -188,6 +191,7 @@ class Fill {
     const now = ctx.now();
     const disconnected = err instanceof UpstreamError && err.kind === 'unreachable';
     if (o.validate !== undefined && usableOnError(o.validate, o.rd, now, disconnected)) {
+      ctx.counters.stale++;
       serveStored(this.req, res, o.validate, currentAge(o.validate, now), `roa; hit; fwd=${o.fwd}; detail=origin-error`);
       return;
     }

@@ -16,6 +16,8 @@ import { Upstream } from './upstream.js';
 export interface GatewayCounters {
   hits: number;
   misses: number;
+  /** Stored responses served past their freshness (stale-while-revalidate, stale-if-error, max-stale). */
+  stale: number;
   stored: number;
   purges: number;
 }
@@ -76,7 +78,7 @@ export function createGatewayContext(opts: GatewayOptions): GatewayContext {
     generations: new Generations(),
     inflight: new Map(),
     revalidating: new WeakSet(),
-    counters: { hits: 0, misses: 0, stored: 0, purges: 0 },
+    counters: { hits: 0, misses: 0, stale: 0, stored: 0, purges: 0 },
   };
 }
 

@@ -50,11 +50,13 @@ function lookup(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, 
     const verdict = reuse(v, rd, now);
     if (verdict === 'fresh' || verdict === 'stale-ok') {
       ctx.counters.hits++;
+      if (verdict === 'stale-ok') ctx.counters.stale++;
       serveStored(req, res, v, currentAge(v, now), 'roa; hit');
       return;
     }
     if (verdict === 'stale-while-revalidate') {
       ctx.counters.hits++;
+      ctx.counters.stale++;
       serveStored(req, res, v, currentAge(v, now), 'roa; hit; fwd=stale');
       if (!ctx.revalidating.has(v)) {
         ctx.revalidating.add(v);

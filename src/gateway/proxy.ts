@@ -15,6 +15,10 @@ import { forward } from './forward.js';
 import { createGatewayContext, type GatewayContext } from './gateway-context.js';
 import { createGatewayServer, type GatewayServer, type GatewayTls } from './gateway-server.js';
 import { gatewayReadiness } from './health.js';
+import { gatewayRequests } from './gateway-access.js';
+import { collectGateway } from '../metrics/gateway-collector.js';
+import { isMetricsPath, metricsResponder } from '../metrics/metrics-endpoint.js';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { serveBodiless } from './hit-path.js';
 import { invalidateTargets, receivePurge, type InvalidationTarget } from './invalidation.js';
 import { INVALID_HOST, refuse, scanRequest, type Refusal } from './request-scan.js';
@@ -82,11 +86,19 @@ export interface GatewayOptions {
    */
   fastPaths?: FastPathsOption;
   logger?: GatewayLogger;
+  /**
+   * Answer `GET /metrics` here (the gateway's figures and process metrics) to the addresses of
+   * `allow` (CIDRs, default loopback), judged by the socket's peer. `roa gateway` turns it on; the
+   * embedded gateway passes /metrics to its service. Default off.
+   */
+  metrics?: { allow?: string[] };
 }
 
 export interface GatewayStats {
   hits: number;
   misses: number;
+  /** Stored responses served past their freshness (counted in `hits` too). */
+  stale: number;
   stored: number;
   bytes: number;
   /** Responses held now, every Vary variant counted. */
@@ -132,11 +144,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const ctx = createGatewayContext(opts);
   const fastPaths = activeFastPaths(opts.fastPaths);
   const readiness = gatewayReadiness(opts.upstream, opts.upstreamLocalAddress);
-  const dispatch = (req: IncomingMessage, res: ServerResponse): void => handle(ctx, req, res, readiness);
+  const begin = gatewayRequests(ctx.logger);
+  const metrics = opts.metrics === undefined ? undefined : gatewayMetrics(opts.metrics.allow, () => gateway);
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => handle(ctx, req, res, readiness, begin, metrics);
   const onRequest = fastPaths.turnFlush
     ? (req: IncomingMessage, res: ServerResponse): void => {
       requestStarted();
-      handle(ctx, req, res, readiness);
+      handle(ctx, req, res, readiness, begin, metrics);
     }
     : dispatch;
 
@@ -145,7 +159,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // so a write the origin refuses on its headers (401, 413) is answered without the client sending the body.
   const { server, closeConnections, drain } = createGatewayServer(opts.tls, onRequest, fastPaths.turnFlush);
 
-  return {
+  const gateway: Gateway = {
     server,
     protocol: ctx.protocol,
     fastPaths,
@@ -180,10 +194,21 @@ export function createGateway(opts: GatewayOptions): Gateway {
       return invalidateTargets(ctx, target);
     },
   };
+  return gateway;
+}
+
+type MetricsAnswer = (address: string | undefined, req: IncomingMessage, res: ServerResponse) => void;
+
+/** The standalone gateway's own registry: its figures (metrics/gateway-collector) and process metrics. */
+function gatewayMetrics(allow: string[] | undefined, gateway: () => Gateway): MetricsAnswer {
+  const registry = new Registry();
+  collectGateway(registry, gateway);
+  collectDefaultMetrics({ register: registry });
+  return metricsResponder(registry, allow);
 }
 
 /** Sends each request its way: refused, answered from the cache, a PURGE, or passed through. */
-function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, readiness: Readiness): void {
+function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, readiness: Readiness, begin: (req: IncomingMessage, res: ServerResponse) => void, metrics: MetricsAnswer | undefined): void {
   const method = req.method!;
   const bodiless = method === 'GET' || method === 'HEAD';
   // Host (or HTTP/2's :authority) may be left out by HTTP/1.0 only.
@@ -201,6 +226,11 @@ function handle(ctx: GatewayContext, req: IncomingMessage, res: ServerResponse, 
     answerProbe(probe, req, res, readiness, { production: true });
     return;
   }
+  if (metrics !== undefined && isMetricsPath(req.url)) {
+    metrics(req.socket.remoteAddress, req, res);
+    return;
+  }
+  begin(req, res);
   if (bodiless) {
     serveBodiless(ctx, req, res, kind);
     return;

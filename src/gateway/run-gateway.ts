@@ -3,12 +3,15 @@
  * Entry for `roa gateway --upstream URL`: create, listen, log.
  */
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { createGateway, type Gateway, type GatewayOptions } from './proxy.js';
 
 export interface RunGatewayOptions extends GatewayOptions {
   port: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Level of the pino logger made when no `logger` is given (default info: access logs on). */
+  logLevel?: string;
 }
 
 /**
@@ -21,7 +24,7 @@ export interface RunGatewayOptions extends GatewayOptions {
  *   const { gateway } = await runGateway({ upstream: 'http://127.0.0.1:8000', port: 8080 });
  */
 export async function runGateway(opts: RunGatewayOptions): Promise<{ gateway: Gateway; address: AddressInfo }> {
-  const logger = opts.logger ?? { info: console.log, warn: console.warn, error: console.error };
+  const logger = opts.logger ?? pino({ level: opts.logLevel ?? 'info' });
   const gateway = createGateway({ normaliseAccept: false, keyByHost: true, ...opts, logger });
   const address = await gateway.listen(opts.port, opts.host ?? '127.0.0.1');
   logger.info(`roa gateway on ${gateway.protocol}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} -> ${opts.upstream}`);

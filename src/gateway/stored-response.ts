@@ -23,7 +23,7 @@ const NO_BODY_STATUS = new Set([204, 304]);
  * describe the one request that reached the origin, not the response replayed to others. `Date`
  * is kept: it dates the stored response, and Age counts from it (RFC 9111 §4.2.3).
  */
-const NOT_STORED = new Set([...PROXY_SPECIFIC, 'x-roa-trace']);
+const NOT_STORED = new Set([...PROXY_SPECIFIC, 'x-roa-trace', 'x-request-id']);
 
 export interface BuildInput {
   key: string;

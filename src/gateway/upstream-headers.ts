@@ -38,6 +38,8 @@ export function upstreamHeaders(ctx: GatewayContext, req: IncomingMessage, valid
   for (let i = 0; i < raw.length; i += 2) {
     const lower = raw[i]!.toLowerCase();
     if (HOP_BY_HOP.has(lower) || lower === 'content-length') continue;
+    // The request's id as the gateway settled it (gateway/gateway-access) goes instead, below.
+    if (lower === 'x-request-id') continue;
     if (h2 && (lower.charCodeAt(0) === 0x3a || lower === 'cookie')) continue;
     // RFC 9110 §7.6.1 lets Connection name hop-by-hop fields; Host is not one (scanRequest has
     // checked there is exactly one), and the framing is the caller's (`framing`, appended below),
@@ -67,6 +69,8 @@ export function upstreamHeaders(ctx: GatewayContext, req: IncomingMessage, valid
   if (!host) out.push('Host', req.headers.host ?? ctx.upstreamHost);
   if (h2 && req.headers.cookie !== undefined) out.push('Cookie', req.headers.cookie);
   out.push('Via', addVia(via, 'roa'));
+  const id = req.headers['x-request-id'];
+  if (typeof id === 'string') out.push('X-Request-Id', id);
   forwardingFields(ctx, req, sent, out);
   if (normalise !== undefined && req.headers.accept !== undefined) out.push('Accept', req.headers.accept);
   if (validate !== undefined) {

@@ -3,6 +3,7 @@
  * `roa gateway --upstream URL`: the caching gateway alone, in front of any origin.
  */
 import type { Command } from 'commander';
+import { pino } from 'pino';
 import { runGateway } from '../../gateway/index.js';
 import { exitGracefullyOnSignals } from '../../operations/graceful-shutdown.js';
 import { parseShutdownTimeout } from '../../operations/shutdown-timeout.js';
@@ -22,6 +23,8 @@ export function registerGateway(program: Command): void {
     .option(O.tlsCert.flag, `${O.tlsCert.description} (env ${O.tlsCert.env})`)
     .option(O.tlsKey.flag, `${O.tlsKey.description} (env ${O.tlsKey.env})`)
     .option(O.trustProxy.flag, `${O.trustProxy.description} (env ${O.trustProxy.env})`)
+    .option(O.metricsAllow.flag, `${O.metricsAllow.description} (env ${O.metricsAllow.env}, default loopback)`)
+    .option(O.logLevel.flag, `${O.logLevel.description} (env ${O.logLevel.env}, default ${O.logLevel.defaultValue})`)
     .option(O.storeSetCookie.flag, `${O.storeSetCookie.description} (env ${O.storeSetCookie.env}, default ${O.storeSetCookie.defaultValue})`)
     .option(O.shutdownTimeout.flag, `${O.shutdownTimeout.description} (env ${O.shutdownTimeout.env}, default ${O.shutdownTimeout.defaultValue})`)
     .action(async (flags: Record<string, unknown>) => {
@@ -42,7 +45,10 @@ export function registerGateway(program: Command): void {
       const tls = tlsFiles ? loadTlsCredentials(tlsFiles) : undefined;
       const trustProxy = parseTrustProxy(resolveOption(O.trustProxy, flags.trustProxy));
       const shutdownTimeoutMs = parseShutdownTimeout(resolveOption(O.shutdownTimeout, flags.shutdownTimeout), '--shutdown-timeout (ROA_SHUTDOWN_TIMEOUT)');
+      const logger = pino({ level: resolveOption(O.logLevel, flags.logLevel) ?? 'info' });
       const { gateway } = await runGateway({
+        logger,
+        metrics: { allow: parseList(resolveOption(O.metricsAllow, flags.metricsAllow)) },
         ...(tls ? { tls } : {}),
         ...(trustProxy && trustProxy.length > 0 ? { trustProxy } : {}),
         upstream,
@@ -53,7 +59,7 @@ export function registerGateway(program: Command): void {
         storeSetCookie: storeSetCookie === 'on',
         ...(purgeAllow.length > 0 ? { purgeAllow } : {}),
       });
-      if (tlsFiles && 'setSecureContext' in gateway.server) reloadOnSignal([gateway.server], tlsFiles, { info: (o, m) => console.log(m, o), error: (o, m) => console.error(m, o) });
-      exitGracefullyOnSignals((timeoutMs) => gateway.shutdown(timeoutMs), shutdownTimeoutMs, { info: (o, m) => console.log(m, JSON.stringify(o)), error: (o, m) => console.error(m, JSON.stringify(o)) });
+      if (tlsFiles && 'setSecureContext' in gateway.server) reloadOnSignal([gateway.server], tlsFiles, logger);
+      exitGracefullyOnSignals((timeoutMs) => gateway.shutdown(timeoutMs), shutdownTimeoutMs, logger);
     });
 }
