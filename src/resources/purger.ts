@@ -1,5 +1,6 @@
-/** @module resources/purger — the origin side of caching: after a write it fans PURGE (by URL and by xkey tag) out to every cache node, retrying failed nodes in the background. */
+/** @module resources/purger — the origin side of caching: after a write it invalidates caches in this process by a call and sends PURGE (by URL and by xkey tag) to every cache node, coalescing concurrent writes into one batch per node and retrying failed nodes in the background. */
 import { Pool } from 'undici';
+import { MergedTarget, purgeRequests, type PurgeRequest } from './purge-requests.js';
 
 /** What to invalidate after a write: request paths (`/article/7`) and surrogate keys (`article-7`). */
 export interface PurgeTarget {
@@ -74,42 +75,77 @@ interface Job {
 
 type Outcome = 'ok' | 'retry' | 'fatal';
 
-const SILENT: PurgerLogger = { info() {}, warn() {}, error() {} };
+/** One caller of `purge()`, answered once every node's batch holding its target was acknowledged. */
+interface Writer {
+  left: number;
+  done: () => void;
+}
 
-/**
- * Varnish's default `http_req_hdr_len` is 8 KiB; tags are split over several PURGE requests so
- * one `xkey` header stays well below it.
- */
-const MAX_XKEY_HEADER = 4000;
+/** Targets collected for one node while its previous batch is in flight (or during this turn). */
+interface Batch {
+  target: MergedTarget;
+  writers: Writer[];
+}
+
+interface NodeState {
+  pool: Pool;
+  prefix: string;
+  name: string;
+  /** The batch still taking targets. */
+  collecting: Batch | undefined;
+  /** A batch's first attempts are in flight: the next batch waits for them (and grows meanwhile). */
+  sending: boolean;
+  stats: PurgerNodeStats;
+}
+
+/** Delayed second purges of the writes of one window, sent together. */
+interface DelayedBatch {
+  target: MergedTarget;
+  /** Writes after this instant start the next window. */
+  closesAt: number;
+  timer: NodeJS.Timeout;
+}
+
+const SILENT: PurgerLogger = { info() {}, warn() {}, error() {} };
 
 /**
  * Invalidates gateway caches after writes.
  *
+ * Writes whose purges start in the same event-loop turn, or while a batch to that node is still in
+ * flight, share one batch per node: each URL once and every tag in one `xkey` header (split at
+ * {@link MAX_XKEY_HEADER}). A writer is answered once the batch holding its target was acknowledged
+ * by every node (or `timeoutMs` passed), so read-your-writes holds per write. The delayed second
+ * purges of the writes of one window (a tenth of `delayedPurgeMs`) go out together, each at least
+ * `delayedPurgeMs` after its write.
+ *
  * @example
  * const purger = new Purger({ nodes: ['http://127.0.0.1:8080', 'http://127.0.0.1:8081'], logger });
  * await purger.purge({ urls: ['/article/7', '/articles'], tags: ['article-7'] });
- * await purger.close();
+ * await purger.drain(10_000);
  */
 export class Purger {
-  readonly #nodes: { pool: Pool; prefix: string; name: string }[];
+  readonly #nodes: NodeState[];
   readonly #localCaches: LocalCache[];
   readonly #timeoutMs: number;
   readonly #delayedPurgeMs: number;
+  readonly #delayWindowMs: number;
   readonly #retryDeadlineMs: number;
   readonly #retryBaseMs: number;
   readonly #retryMaxMs: number;
   readonly #host: string | undefined;
   readonly #log: PurgerLogger;
+  /** Retry timers. */
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #inflight = new Map<AbortController, Job>();
-  /** Delayed second purges not yet run, so `drain()` can run them at once. */
-  readonly #delayed = new Map<NodeJS.Timeout, () => Promise<void>>();
-  /** First-round purges whose caller still waits. */
-  readonly #firstRounds = new Set<Promise<void>>();
+  /** Delayed batches not yet sent, so `drain()` can send them at once. */
+  readonly #delayed = new Set<DelayedBatch>();
+  #openDelayed: DelayedBatch | undefined;
+  /** Callers of `purge()` not yet answered. */
+  readonly #waiting = new Set<Promise<void>>();
   /** Jobs waiting for (or running) a retry. */
   readonly #retrying = new Set<Job>();
   #idle: (() => void)[] = [];
-  #nodeStats: PurgerNodeStats[] = [];
+  #flushScheduled = false;
   #draining = false;
   #closed = false;
   #stats: PurgerStats = { sent: 0, failed: 0, retried: 0, pending: 0 };
@@ -118,6 +154,7 @@ export class Purger {
     if (!Array.isArray(opts.nodes)) throw new TypeError('Purger: nodes must be an array of base URLs');
     this.#timeoutMs = nonNegative('timeoutMs', opts.timeoutMs, 2000);
     this.#delayedPurgeMs = nonNegative('delayedPurgeMs', opts.delayedPurgeMs, 1000);
+    this.#delayWindowMs = this.#delayedPurgeMs / 10;
     this.#retryDeadlineMs = nonNegative('retryDeadlineMs', opts.retryDeadlineMs, 60_000);
     this.#retryBaseMs = Math.max(1, nonNegative('retryBaseMs', opts.retryBaseMs, 100));
     this.#retryMaxMs = Math.max(this.#retryBaseMs, nonNegative('retryMaxMs', opts.retryMaxMs, 10_000));
@@ -140,42 +177,64 @@ export class Purger {
         headersTimeout: this.#timeoutMs || 1,
         bodyTimeout: this.#timeoutMs || 1,
       });
-      return { pool, prefix: url.pathname.replace(/\/+$/, ''), name: url.origin + url.pathname.replace(/\/+$/, '') };
+      const prefix = url.pathname.replace(/\/+$/, '');
+      const name = url.origin + prefix;
+      return { pool, prefix, name, collecting: undefined, sending: false, stats: { node: name, sent: 0, failed: 0, retried: 0 } };
     });
-    this.#nodeStats = this.#nodes.map((n) => ({ node: n.name, sent: 0, failed: 0, retried: 0 }));
   }
 
   /**
-   * Purges every URL, and the tags via one `xkey` header, on every node in parallel. Resolves once
-   * every node answered or `timeoutMs` passed; never rejects. Failed nodes are retried in the
-   * background, and a second purge follows after `delayedPurgeMs`.
+   * Invalidates the caches in this process at once, then purges every URL, and the tags via
+   * `xkey`, on every node. Resolves once every node acknowledged a batch holding this target or
+   * `timeoutMs` passed; never rejects. Failed nodes are retried in the background, and a second
+   * purge follows after `delayedPurgeMs`.
    */
   purge(target: PurgeTarget): Promise<void> {
     if (this.#closed || this.#draining) return Promise.resolve();
-    const first = this.#round(target, false);
-    this.#firstRounds.add(first);
-    void first.then(() => this.#firstRounds.delete(first));
-    if (this.#delayedPurgeMs > 0) {
-      const t = setTimeout(() => {
-        this.#delayed.delete(t);
-        void this.#round(target, true);
-      }, this.#delayedPurgeMs);
-      this.#delayed.set(t, () => this.#round(target, true));
+    this.#invalidateLocal(target);
+    if (this.#delayedPurgeMs > 0) this.#delay(target);
+    if (this.#nodes.length === 0) return Promise.resolve();
+    const waiting = new Promise<void>((resolve) => {
+      // Each attempt aborts itself after timeoutMs; this bounds the wait of a writer whose batch
+      // queues behind one still in flight.
+      const timer = setTimeout(resolve, this.#timeoutMs);
+      const writer: Writer = {
+        left: this.#nodes.length,
+        done: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      for (const node of this.#nodes) {
+        node.collecting ??= { target: new MergedTarget(), writers: [] };
+        node.collecting.target.add(target);
+        node.collecting.writers.push(writer);
+      }
+    });
+    this.#waiting.add(waiting);
+    void waiting.then(() => this.#waiting.delete(waiting));
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      // After the current turn's I/O callbacks, so the writes they finish share one batch.
+      setImmediate(() => {
+        this.#flushScheduled = false;
+        for (const node of this.#nodes) this.#flush(node);
+      });
     }
-    return first;
+    return waiting;
   }
 
   stats(): PurgerStats {
     return { ...this.#stats };
   }
 
-  /** Per-node counters, in the order of `nodes`. */
+  /** Per-node counters, in the order of `nodes` (`retried` counts retries and delayed second purges). */
   nodeStats(): PurgerNodeStats[] {
-    return this.#nodeStats.map((s) => ({ ...s }));
+    return this.#nodes.map((n) => ({ ...n.stats }));
   }
 
   /**
-   * For a graceful shutdown: takes no new purges, waits for first-round purges in flight, runs the
+   * For a graceful shutdown: takes no new purges, waits for the purges callers wait on, sends the
    * delayed purges now and waits for pending retries, all within `timeoutMs`; then gives up what
    * remains (logged at warn, per node) and closes the pools. Never rejects.
    */
@@ -189,23 +248,26 @@ export class Purger {
       let timer: NodeJS.Timeout | undefined;
       return Promise.race([p.then(() => {}), new Promise<void>((r) => { timer = setTimeout(r, left); })]).finally(() => clearTimeout(timer));
     };
-    await within(Promise.all([...this.#firstRounds]));
-    const delayed = [...this.#delayed];
-    this.#delayed.clear();
+    await within(Promise.all([...this.#waiting]));
     const rounds: Promise<void>[] = [];
-    for (const [t, run] of delayed) {
-      clearTimeout(t);
-      this.#timers.delete(t);
-      rounds.push(run());
+    for (const batch of [...this.#delayed]) {
+      clearTimeout(batch.timer);
+      rounds.push(this.#sendDelayed(batch));
     }
     await within(Promise.all(rounds));
     if (this.#retrying.size > 0) await within(new Promise<void>((r) => this.#idle.push(r)));
     const abandoned = new Map<string, number>();
-    const count = (node: string, n: number): void => {
-      abandoned.set(node, (abandoned.get(node) ?? 0) + n);
+    const count = (job: Job): void => {
+      const name = this.#nodes[job.node]!.name;
+      abandoned.set(name, (abandoned.get(name) ?? 0) + 1);
     };
-    for (const job of this.#retrying) count(this.#nodes[job.node]!.name, 1);
-    for (const [, job] of this.#inflight) if (!this.#retrying.has(job)) count(this.#nodes[job.node]!.name, 1);
+    for (const job of this.#retrying) count(job);
+    for (const job of this.#inflight.values()) if (!this.#retrying.has(job)) count(job);
+    for (const node of this.#nodes) {
+      if (node.collecting === undefined) continue;
+      const n = purgeRequests(node.collecting.target.urls, node.collecting.target.tags, () => {}).length;
+      abandoned.set(node.name, (abandoned.get(node.name) ?? 0) + n);
+    }
     for (const [node, n] of abandoned) {
       this.#log.warn({ node, abandoned: n }, 'purger: shutting down, giving up purges not yet acknowledged; the node may serve stale content until TTL expiry');
     }
@@ -218,70 +280,87 @@ export class Purger {
     this.#closed = true;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
-    for (const t of this.#delayed.keys()) clearTimeout(t);
+    for (const batch of this.#delayed) clearTimeout(batch.timer);
     this.#delayed.clear();
-    this.#retrying.clear();
-    this.#wakeIdle();
+    this.#openDelayed = undefined;
+    for (const node of this.#nodes) {
+      for (const w of node.collecting?.writers ?? []) w.done();
+      node.collecting = undefined;
+    }
     for (const c of this.#inflight.keys()) c.abort(new Error('purger closed'));
+    this.#retrying.clear();
     this.#stats.pending = 0;
+    this.#wakeIdle();
     await Promise.all(this.#nodes.map((n) => n.pool.destroy().catch(() => {})));
   }
 
-  #round(target: PurgeTarget, delayed: boolean): Promise<void> {
-    for (const cache of this.#localCaches) cache.invalidate(target);
-    const requests = this.#requests(target);
-    if (requests.length === 0 || this.#nodes.length === 0) return Promise.resolve();
-    const deadline = Date.now() + this.#retryDeadlineMs;
-    const attempts: Promise<void>[] = [];
-    for (let node = 0; node < this.#nodes.length; node++) {
-      for (const r of requests) {
-        const job: Job = { node, path: r.path, headers: r.headers, deadline, attempt: 0, delayed };
-        attempts.push(
-          this.#attempt(job).then((outcome) => {
-            if (outcome === 'retry') this.#scheduleRetry(job, false);
-          }),
-        );
+  #invalidateLocal(target: PurgeTarget): void {
+    for (const cache of this.#localCaches) {
+      try {
+        cache.invalidate(target);
+      } catch (err) {
+        this.#log.error({ err: errorMessage(err) }, 'purger: invalidating a cache in this process failed');
       }
     }
-    // Each attempt aborts itself after timeoutMs; the race is a second guard so the caller's
-    // latency bound holds even if an abort is slow to surface.
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, this.#timeoutMs);
-      void Promise.all(attempts).then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
+  }
+
+  /** Sends the node's collected batch unless one is in flight; the writers are answered when it was acknowledged. */
+  #flush(node: NodeState): void {
+    const batch = node.collecting;
+    if (batch === undefined || node.sending || this.#closed) return;
+    node.collecting = undefined;
+    node.sending = true;
+    const index = this.#nodes.indexOf(node);
+    void this.#send(index, batch.target, false).then(() => {
+      node.sending = false;
+      for (const w of batch.writers) if (--w.left === 0) w.done();
+      this.#flush(node);
     });
   }
 
-  #requests(target: PurgeTarget): { path: string; headers: Record<string, string> }[] {
-    const out: { path: string; headers: Record<string, string> }[] = [];
-    for (const url of new Set(target.urls)) {
-      if (typeof url !== 'string' || !url.startsWith('/')) {
-        this.#log.error({ url }, 'purger: ignoring URL that is not an absolute path');
-        continue;
-      }
-      out.push({ path: url, headers: {} });
-    }
-    // Tags are tokens separated by whitespace in the xkey header (vmod_xkey), so a tag may not contain any.
-    const tags = [...new Set(target.tags)].filter((tag) => {
-      const ok = typeof tag === 'string' && tag.length > 0 && !/[\s,]/.test(tag);
-      if (!ok) this.#log.error({ tag }, 'purger: ignoring tag that is empty or contains whitespace/comma');
-      return ok;
+  /** First attempts of every request for `target` to one node; resolves when all settled. Failures go to retry. */
+  #send(node: number, target: MergedTarget, delayed: boolean): Promise<void> {
+    const requests = this.#requests(target);
+    if (requests.length === 0) return Promise.resolve();
+    const deadline = Date.now() + this.#retryDeadlineMs;
+    return Promise.all(requests.map((r) => {
+      const job: Job = { node, path: r.path, headers: r.headers, deadline, attempt: 0, delayed };
+      return this.#attempt(job).then((outcome) => {
+        if (outcome === 'retry') this.#scheduleRetry(job, false);
+      });
+    })).then(() => {});
+  }
+
+  #requests(target: MergedTarget): PurgeRequest[] {
+    return purgeRequests(target.urls, target.tags, (what, value) => {
+      if (what === 'url') this.#log.error({ url: value }, 'purger: ignoring URL that is not an absolute path');
+      else this.#log.error({ tag: value }, 'purger: ignoring tag that is empty or contains whitespace/comma');
     });
-    let chunk: string[] = [];
-    let len = 0;
-    for (const tag of tags) {
-      if (chunk.length > 0 && len + tag.length + 1 > MAX_XKEY_HEADER) {
-        out.push({ path: '/', headers: { xkey: chunk.join(' ') } });
-        chunk = [];
-        len = 0;
-      }
-      chunk.push(tag);
-      len += tag.length + 1;
+  }
+
+  /** Adds `target` to the open delayed window, opening one (and its one timer) when needed. */
+  #delay(target: PurgeTarget): void {
+    const now = Date.now();
+    let batch = this.#openDelayed;
+    if (batch === undefined || now > batch.closesAt) {
+      const created: DelayedBatch = {
+        target: new MergedTarget(),
+        closesAt: now + this.#delayWindowMs,
+        // Fires a full delay after the window closes, so no write's second purge comes early.
+        timer: setTimeout(() => void this.#sendDelayed(created), this.#delayWindowMs + this.#delayedPurgeMs),
+      };
+      batch = created;
+      this.#openDelayed = batch;
+      this.#delayed.add(batch);
     }
-    if (chunk.length > 0) out.push({ path: '/', headers: { xkey: chunk.join(' ') } });
-    return out;
+    batch.target.add(target);
+  }
+
+  #sendDelayed(batch: DelayedBatch): Promise<void> {
+    if (!this.#delayed.delete(batch) || this.#closed) return Promise.resolve();
+    if (this.#openDelayed === batch) this.#openDelayed = undefined;
+    if (this.#localCaches.length > 0) this.#invalidateLocal(batch.target.toTarget());
+    return Promise.all(this.#nodes.map((_, i) => this.#send(i, batch.target, true))).then(() => {});
   }
 
   async #attempt(job: Job): Promise<Outcome> {
@@ -291,36 +370,37 @@ export class Purger {
     const timer = setTimeout(() => ctrl.abort(new Error(`timeout after ${this.#timeoutMs} ms`)), this.#timeoutMs);
     this.#inflight.set(ctrl, job);
     this.#stats.sent++;
-    const ns = this.#nodeStats[job.node]!;
-    ns.sent++;
-    if (job.attempt > 0 || job.delayed) ns.retried++;
-    const headers: Record<string, string> = { ...job.headers };
-    if (this.#host !== undefined) headers.host = this.#host;
-    const ctx = { node: node.name, path: job.path, xkey: job.headers.xkey, attempt: job.attempt, delayed: job.delayed };
+    node.stats.sent++;
+    if (job.attempt > 0 || job.delayed) node.stats.retried++;
+    const headers: Record<string, string> = this.#host === undefined ? job.headers : { ...job.headers, host: this.#host };
     try {
       const res = await node.pool.request({ method: 'PURGE', path: node.prefix + job.path, headers, signal: ctrl.signal });
       await res.body.dump();
       // 404 means the node held nothing for that URL/tag: the goal (no stale copy) is met.
       if (res.statusCode === 200 || res.statusCode === 204 || res.statusCode === 404) return 'ok';
       this.#stats.failed++;
-      ns.failed++;
+      node.stats.failed++;
       if (res.statusCode >= 500) {
-        this.#log.warn({ ...ctx, status: res.statusCode }, 'purger: cache node answered 5xx, will retry');
+        this.#log.warn({ ...this.#context(job), status: res.statusCode }, 'purger: cache node answered 5xx, will retry');
         return 'retry';
       }
       // 403 (not in the purgers ACL) or 405 (PURGE not configured) will not heal by retrying.
-      this.#log.error({ ...ctx, status: res.statusCode }, 'purger: cache node refused PURGE, not retrying');
+      this.#log.error({ ...this.#context(job), status: res.statusCode }, 'purger: cache node refused PURGE, not retrying');
       return 'fatal';
     } catch (err) {
       if (this.#closed) return 'fatal';
       this.#stats.failed++;
-      ns.failed++;
-      this.#log.warn({ ...ctx, err: errorMessage(err) }, 'purger: cache node unreachable, will retry');
+      node.stats.failed++;
+      this.#log.warn({ ...this.#context(job), err: errorMessage(err) }, 'purger: cache node unreachable, will retry');
       return 'retry';
     } finally {
       clearTimeout(timer);
       this.#inflight.delete(ctrl);
     }
+  }
+
+  #context(job: Job): object {
+    return { node: this.#nodes[job.node]!.name, path: job.path, xkey: job.headers.xkey, attempt: job.attempt, delayed: job.delayed };
   }
 
   #scheduleRetry(job: Job, alreadyPending: boolean): void {
@@ -340,7 +420,8 @@ export class Purger {
     }
     if (!alreadyPending) this.#stats.pending++;
     this.#retrying.add(job);
-    this.#later(delay, () => {
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
       this.#stats.retried++;
       void this.#attempt(job).then((outcome) => {
         if (this.#closed) return;
@@ -351,7 +432,8 @@ export class Purger {
           this.#log.info({ node: this.#nodes[job.node]!.name, path: job.path, attempts: job.attempt + 1 }, 'purger: retry succeeded');
         }
       });
-    });
+    }, delay);
+    this.#timers.add(t);
   }
 
   #settled(job: Job): void {
@@ -363,15 +445,6 @@ export class Purger {
     const waiters = this.#idle;
     this.#idle = [];
     for (const w of waiters) w();
-  }
-
-  #later(ms: number, fn: () => void): void {
-    if (this.#closed) return;
-    const t = setTimeout(() => {
-      this.#timers.delete(t);
-      fn();
-    }, ms);
-    this.#timers.add(t);
   }
 }
 

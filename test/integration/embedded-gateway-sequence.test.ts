@@ -75,8 +75,8 @@ describe('embedded gateway in front of the article service', () => {
     assert.match(put.headers['cache-status']!, /fwd=method/, 'the PUT was passed to the service');
     assert.equal(put.text, article('Gyokuro', '24.50'));
     assert.notEqual(put.headers.etag, hit.headers.etag);
-    // Read-your-writes: the service answered only after the gateway had taken its PURGEs.
-    assert.ok(purges() - before >= 6, `5 URL purges and 1 xkey purge reached the gateway before the PUT returned (got ${purges() - before})`);
+    // Read-your-writes: the service answered only after the gateway was invalidated (in process, by a call).
+    assert.ok(purges() - before >= 1, `the gateway was invalidated before the PUT returned (got ${purges() - before})`);
 
     for (const path of ['/articles/seq-tea', `/article/${id}`]) {
       const after1 = await get(path);
