@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { weakEqual } from '../http/etag-list.js';
 import { currentAge, responsePolicy, usableOnError, type RequestDirectives, type ResponsePolicy } from './cache-rules.js';
 import type { StoredResponse } from './cache-store.js';
+import { askForGzip, keyedVaryNames, relayDecoding, type RelayDecoding } from './content-coding.js';
 import { clientGone, writeHead } from './exchange.js';
 import { mayShare, type GatewayContext } from './gateway-context.js';
 import { collectFields, fieldMap, type Field } from './headers.js';
@@ -61,10 +62,11 @@ class Fill {
   }
 
   start(): void {
+    const headers = upstreamHeaders(this.ctx, this.req, this.o.validate);
     this.ctx.upstream.send({
       method: 'GET',
       path: this.req.url!,
-      headers: upstreamHeaders(this.ctx, this.req, this.o.validate),
+      headers: this.ctx.contentCoding ? askForGzip(headers) : headers,
       body: undefined,
       onInformation: this.res === undefined ? undefined : interim(this.res),
     }).then((up) => this.#received(up), (err: unknown) => this.#failed(err));
@@ -131,8 +133,10 @@ class Fill {
     const worthKeeping = policy.lifetime > 0 || policy.swr > 0 || policy.sie > 0 || map.etag !== undefined || map['last-modified'] !== undefined;
     let storing = policy.storable && worthKeeping && mayShare(ctx, map);
     if (o.validate !== undefined && !storing) ctx.store.remove(o.validate);
+    const decoding = res === undefined ? undefined : relayDecoding(this.req, status, fields);
+    if (decoding !== undefined) pipeDecoded(decoding, res!);
     if (res !== undefined) {
-      writeHead(res, status, up.statusMessage, outgoing(fields, map.via, `roa; fwd=${o.fwd}${o.validate !== undefined ? `; fwd-status=${status}` : ''}${storing ? '; stored' : ''}`));
+      writeHead(res, status, up.statusMessage, outgoing(decoding?.fields ?? fields, map.via, `roa; fwd=${o.fwd}${o.validate !== undefined ? `; fwd-status=${status}` : ''}${storing ? '; stored' : ''}`));
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -144,9 +148,11 @@ class Fill {
           chunks.length = 0;
         } else chunks.push(chunk);
       }
-      if (res !== undefined && !clientGone(res) && !res.write(chunk)) {
+      if (res === undefined || clientGone(res)) return;
+      const sink = decoding?.stream ?? res;
+      if (!sink.write(chunk)) {
         up.pause();
-        res.once('drain', () => up.resume());
+        sink.once('drain', () => up.resume());
       }
     });
     up.on('end', () => {
@@ -154,7 +160,8 @@ class Fill {
       // The stored copy is the only one kept: the chunks must not live on in this closure.
       chunks.length = 0;
       this.#finish();
-      res?.end();
+      if (decoding !== undefined) decoding.stream.end();
+      else res?.end();
     });
     up.on('error', () => {
       this.#finish();
@@ -171,7 +178,7 @@ class Fill {
 
   #store(up: UpstreamResponse, status: number, fields: Field[], map: Record<string, string>, policy: ResponsePolicy, body: Buffer, responseTime: number): void {
     const { ctx, key } = this;
-    const names = varyNames(map.vary);
+    const names = this.ctx.contentCoding ? keyedVaryNames(varyNames(map.vary), fields) : varyNames(map.vary);
     const stored = buildStored({
       key, status, statusMessage: up.statusMessage ?? '', fields, body, policy,
       ageHeaders: map, requestTime: this.#requestTime, responseTime,
@@ -197,4 +204,13 @@ class Fill {
     }
     upstreamFailure(ctx, res, err);
   }
+}
+
+/** The decoder's output goes to the client; a body that does not decode ends the response abruptly. */
+function pipeDecoded(decoding: RelayDecoding, res: ServerResponse): void {
+  decoding.stream.on('data', (chunk: Buffer) => {
+    if (!clientGone(res)) res.write(chunk);
+  });
+  decoding.stream.on('end', () => res.end());
+  decoding.stream.on('error', () => res.destroy());
 }

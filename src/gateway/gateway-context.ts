@@ -34,6 +34,8 @@ export interface GatewayContext {
   readonly now: () => number;
   /** Maps Accept to one supported type, or undefined when Accept is left untouched. */
   readonly normalise: ((accept: string | undefined) => string | undefined) | undefined;
+  /** One stored copy per variant, gzip when the origin gives it, decoded for clients that do not take it (gateway/content-coding). */
+  readonly contentCoding: boolean;
   readonly keyOf: CacheKeyer;
   /** The cache key of a request; for a single origin the target alone, so no field is read for it. */
   readonly requestKey: (req: IncomingMessage) => string;
@@ -69,6 +71,7 @@ export function createGatewayContext(opts: GatewayOptions): GatewayContext {
     logger: opts.logger ?? NOOP_LOGGER,
     now: opts.now ?? Date.now,
     normalise: accept === false ? undefined : acceptNormaliser(accept),
+    contentCoding: opts.contentCoding !== false,
     keyOf,
     requestKey: opts.keyByHost === true ? (req) => keyOf(req.headers.host, req.url!) : (req) => req.url!,
     storeSetCookie: opts.storeSetCookie === true,

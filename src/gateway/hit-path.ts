@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { currentAge, requestDirectives, reuse } from './cache-rules.js';
 import type { Variants } from './cache-store.js';
+import { clientForm, normaliseAcceptEncoding } from './content-coding.js';
 import { fill } from './fill.js';
 import { forward } from './forward.js';
 import type { GatewayContext } from './gateway-context.js';
@@ -24,6 +25,7 @@ export function serveBodiless(ctx: GatewayContext, req: IncomingMessage, res: Se
     return;
   }
   if (ctx.normalise !== undefined) req.headers.accept = ctx.normalise(req.headers.accept);
+  if (ctx.contentCoding) normaliseAcceptEncoding(req);
   const key = ctx.requestKey(req);
   const variants = ctx.store.get(key);
   if (variants !== undefined && kind === PLAIN) {
@@ -32,7 +34,7 @@ export function serveBodiless(ctx: GatewayContext, req: IncomingMessage, res: Se
       const age = v.initialAge + (ctx.now() - v.responseTime) / 1000;
       if (age < v.lifetime) {
         ctx.counters.hits++;
-        writeHit(res, v, age, req.method === 'HEAD', 'roa; hit');
+        writeHit(res, clientForm(req, v), age, req.method === 'HEAD', 'roa; hit');
         return;
       }
     }

@@ -71,6 +71,11 @@ export interface GatewayOptions {
   purgeAllow?: string[];
   /** Media types Accept is normalised to (default {@link ROA_MEDIA_TYPES}); false leaves Accept untouched. */
   normaliseAccept?: string[] | false;
+  /**
+   * Store one copy per variant, asking the origin for gzip, and decode it for clients that do not
+   * accept gzip (gateway/content-coding, like Varnish's http_gzip_support). Default true.
+   */
+  contentCoding?: boolean;
   /** Default 30 s; past it the client gets a 504 problem. */
   upstreamTimeoutMs?: number;
   /**

@@ -10,6 +10,7 @@ import { writeHead } from './exchange.js';
 import { addVia, fieldMap, flatten, passesToClient, PROXY_SPECIFIC, type Field } from './headers.js';
 import { parseEtagList, weakMatch } from '../http/etag-list.js';
 import { parseHttpDate } from '../http/http-date.js';
+import { clientForm, isCoded } from './content-coding.js';
 import { variantKey } from './variant-set.js';
 
 /** RFC 9111 §4.3.4: fields a 304 must not overwrite, since the stored body is kept. */
@@ -164,8 +165,10 @@ export function writeHit(res: ServerResponse, v: StoredResponse, age: number, he
  * Serves a stored response to a request that may be conditional (RFC 9110 §13.1.2, §13.1.3:
  * If-None-Match wins over If-Modified-Since) or ask for a single byte range (RFC 9110 §14.2).
  */
-export function serveStored(req: IncomingMessage, res: ServerResponse, v: StoredResponse, age: number, cacheStatus: string): void {
+export function serveStored(req: IncomingMessage, res: ServerResponse, stored: StoredResponse, age: number, cacheStatus: string): void {
   const h = req.headers;
+  // The form this client takes (gateway/content-coding): its ETag is what conditionals compare.
+  const v = clientForm(req, stored);
   const headOnly = req.method === 'HEAD';
   if (v.status === 200 && notModified(h, v)) {
     const head = headWithoutLength(v, age, cacheStatus);
@@ -174,7 +177,8 @@ export function serveStored(req: IncomingMessage, res: ServerResponse, v: Stored
     return;
   }
   const range = h.range;
-  if (range !== undefined && v.status === 200 && req.method === 'GET' && h['if-range'] === undefined) {
+  // No ranges of a coded copy: the client gets the whole response (RFC 9110 §14.2 lets a server ignore Range).
+  if (range !== undefined && v.status === 200 && req.method === 'GET' && h['if-range'] === undefined && !isCoded(v)) {
     const r = parseRange(range, v.body.length);
     if (r !== undefined) {
       const head = headWithoutLength(v, age, cacheStatus);
