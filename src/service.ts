@@ -368,10 +368,9 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
     }
   }
   const nodes = [...(opts.purge ?? [])];
-  // Over TLS the embedded gateway is invalidated by a call: its certificate names the public host,
-  // not the loopback address a PURGE would be sent to.
-  const localCaches = gateway !== undefined && tls !== undefined ? [gateway] : [];
-  if (gatewayAddress !== undefined && tls === undefined) nodes.unshift(`http://${hostForUrl(host)}:${gatewayAddress.port}`);
+  // The embedded gateway is invalidated by a call, never by a PURGE over loopback: it costs no
+  // request on either side, and over TLS its certificate names the public host, not loopback.
+  const localCaches = gateway !== undefined ? [gateway] : [];
   const purger = makePurger(nodes, opts, service.logger, localCaches);
   service.deps.purger = purger;
   collectGateway(service.metrics.registry, () => gateway);
