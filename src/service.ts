@@ -197,10 +197,10 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // commit, one transaction per event-loop turn). Either survives a restart, so a nonce seen
   // before it stays refused, and neither is bounded by this process's memory.
   const redisClient = opts.redisClient ?? parseRedisClientKind(process.env.ROA_REDIS_CLIENT, 'ROA_REDIS_CLIENT');
-  const nonces: NonceStore = opts.redisUrl ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:', client: redisClient }) : new StoreNonceStore(store);
+  const nonces: NonceStore = opts.redisUrl ? createRedisNonceStore(opts.redisUrl, { prefix: 'roa:nonce:', client: redisClient, logger }) : new StoreNonceStore(store);
   // Failed client secrets and passwords (Basic and the password grant, per user name), counted
   // across instances in Redis when there is one.
-  const throttle: AttemptThrottle = opts.redisUrl ? new RedisFailureThrottle(opts.redisUrl, { prefix: 'roa:throttle:', client: redisClient }) : new FailureThrottle();
+  const throttle: AttemptThrottle = opts.redisUrl ? new RedisFailureThrottle(opts.redisUrl, { prefix: 'roa:throttle:', client: redisClient, logger }) : new FailureThrottle();
   // Without --issuer, each request's public origin is the issuer (http/public-origin): metadata and
   // JWTs name the origin the client reached, through the gateway or directly.
   const issuer = opts.issuer;

@@ -4,6 +4,7 @@
  * over one connection (redis/open-redis) that writes all nonces of one event-loop turn together.
  */
 import type { ConnectionOptions } from 'node:tls';
+import type { RedisLogger } from '../redis/outage-log.js';
 import { openRedis } from '../redis/open-redis.js';
 import type { RedisClient, RedisClientKind } from '../redis/redis-client.js';
 import { NonceStoreUnavailableError, type NonceStore } from './nonce-store.js';
@@ -19,6 +20,8 @@ export interface RedisNonceStoreOptions {
   client?: RedisClientKind;
   /** TLS options for a `rediss://` URL (ca, cert, key, …). */
   tls?: ConnectionOptions;
+  /** Where an unreachable Redis is logged at warn, once per outage. */
+  logger?: RedisLogger;
 }
 
 /**
@@ -36,6 +39,7 @@ export class RedisNonceStore implements NonceStore {
       connectTimeoutMs: options.connectTimeoutMs ?? 1000,
       commandTimeoutMs: options.commandTimeoutMs ?? 1000,
       ...(options.tls !== undefined ? { tls: options.tls } : {}),
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
       wrapError: unavailable,
     });
   }

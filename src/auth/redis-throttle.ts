@@ -9,6 +9,7 @@
  * instance, and logins are not refused because a counter is away.
  */
 import type { ConnectionOptions } from 'node:tls';
+import type { RedisLogger } from '../redis/outage-log.js';
 import { RateLimiterRedis, RLWrapperTimeouts, type RateLimiterLike } from 'rate-limiter-flexible';
 import { closeNodeRedis, connectNodeRedis } from '../redis/node-redis-client.js';
 import type { RedisClientKind } from '../redis/redis-client.js';
@@ -26,6 +27,8 @@ export interface RedisThrottleOptions extends ThrottleOptions {
   client?: RedisClientKind;
   /** TLS options for a `rediss://` URL (ca, cert, key, …). */
   tls?: ConnectionOptions;
+  /** Where an unreachable Redis is logged at warn, once per outage (the local counters answer meanwhile). */
+  logger?: RedisLogger;
 }
 
 type Limiters = Record<keyof ThrottleLimiters, ThrottleLimiter>;
@@ -58,12 +61,12 @@ export class RedisFailureThrottle implements AttemptThrottle {
       return { pair: wrap('pair'), source: wrap('source'), locks: wrap('locks') };
     };
     if (options.client === 'resp') {
-      const redis = new RespClient(endpoint, { connectTimeoutMs: timeoutMs, commandTimeoutMs: timeoutMs, ...(options.tls !== undefined ? { tls: options.tls } : {}) });
+      const redis = new RespClient(endpoint, { connectTimeoutMs: timeoutMs, commandTimeoutMs: timeoutMs, ...(options.tls !== undefined ? { tls: options.tls } : {}), logger: options.logger });
       this.#throttle = new LimiterThrottle(insured((name, keyPrefix) => new RespRateLimiter({ ...o[name], redis, keyPrefix })), settings, () => redis.close());
       this.#ready = Promise.resolve(this.#throttle);
       return;
     }
-    this.#ready = connectNodeRedis(endpoint, { connectTimeoutMs: timeoutMs, ...(options.tls !== undefined ? { tls: options.tls } : {}) }).then(
+    this.#ready = connectNodeRedis(endpoint, { connectTimeoutMs: timeoutMs, ...(options.tls !== undefined ? { tls: options.tls } : {}), logger: options.logger }).then(
       (client) => {
         const limiters = insured((name, keyPrefix) => new RateLimiterRedis({ ...o[name], storeClient: client, useRedisPackage: true, rejectIfRedisNotReady: true, keyPrefix }));
         return (this.#throttle = new LimiterThrottle(limiters, settings, () => closeNodeRedis(client, timeoutMs)));

@@ -10,6 +10,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { createClient, RedisClientOptions as NodeRedisOptions } from 'redis';
 import { evalScript, setReply, type RedisClient, type RedisClientOptions, type RedisReply, type RedisScript } from './redis-client.js';
 import { parseRedisUrl, type RedisEndpoint } from './redis-url.js';
+import { OutageLog, type RedisLogger } from './outage-log.js';
 
 /** A node-redis client as `createClient` makes it. */
 export type NodeRedis = ReturnType<typeof createClient>;
@@ -44,13 +45,15 @@ export function nodeRedisOptions(endpoint: RedisEndpoint, connectTimeoutMs: numb
  * @example
  *   const client = await connectNodeRedis(new URL('redis://127.0.0.1:6379'), { connectTimeoutMs: 1000 });
  */
-export async function connectNodeRedis(url: URL, options: { connectTimeoutMs: number; tls?: ConnectionOptions }): Promise<NodeRedis> {
+export async function connectNodeRedis(url: URL, options: { connectTimeoutMs: number; tls?: ConnectionOptions; logger?: RedisLogger }): Promise<NodeRedis> {
   const endpoint = parseRedisUrl(url);
+  const outage = new OutageLog(options.logger, endpoint);
   const { createClient } = await import('redis');
   const reconnect = (retries: number): number => Math.min(MIN_BACKOFF_MS * 2 ** retries, MAX_BACKOFF_MS);
   const client = createClient({ ...nodeRedisOptions(endpoint, options.connectTimeoutMs, reconnect, options.tls), disableOfflineQueue: true });
   // Each failure also fails the commands it touches, and those are what the caller acts on.
-  client.on('error', () => {});
+  client.on('error', (err: Error) => outage.down(err));
+  client.on('ready', () => outage.up());
   client.connect().catch(() => {});
   // The first answer (ready, or a failure) is awaited, so that first commands are not refused as
   // "not connected" while a healthy Redis is still being reached.
@@ -100,9 +103,11 @@ export class NodeRedisClient implements RedisClient {
   /** Why the last client was given up (its pending commands fail with this). */
   #failure: Error | undefined;
   #closed = false;
+  readonly #outage: OutageLog;
 
   constructor(url: URL, opts: RedisClientOptions & { connectTimeoutMs: number; commandTimeoutMs: number }) {
     this.#endpoint = parseRedisUrl(url);
+    this.#outage = new OutageLog(opts.logger, this.#endpoint);
     this.#opts = opts;
     this.#wrap = opts.wrapError ?? ((err) => err);
     this.#loading = import('redis').then((m) => {
@@ -194,6 +199,7 @@ export class NodeRedisClient implements RedisClient {
     this.#connecting = new Promise<void>((resolve, reject) => {
       this.#connectFailed = reject;
       client.on('ready', () => {
+        this.#outage.up();
         this.#backoffMs = MIN_BACKOFF_MS;
         this.#connecting = undefined;
         this.#connectFailed = undefined;
@@ -223,6 +229,7 @@ export class NodeRedisClient implements RedisClient {
     if (this.#client !== client) return;
     this.#client = undefined;
     this.#failure = err;
+    if (!this.#closed) this.#outage.down(err);
     this.#retryAt = Date.now() + this.#backoffMs;
     this.#backoffMs = Math.min(this.#backoffMs * 2, MAX_BACKOFF_MS);
     clearInterval(this.#sweeper);

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ConnectionOptions } from 'node:tls';
+import type { RedisLogger } from './outage-log.js';
 
 /** Which client speaks to Redis: node-redis (default), or roa's own RESP client. */
 export type RedisClientKind = 'node-redis' | 'resp';
@@ -48,6 +49,8 @@ export interface RedisClientOptions {
    * error, or what a reply mapping threw). Default: the failure itself.
    */
   wrapError?: (err: Error) => Error;
+  /** Where a lost or failed connection is logged at warn with its reason, once per outage (redis/outage-log). */
+  logger?: RedisLogger;
 }
 
 /**

@@ -16,6 +16,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { evalScript, RedisReplyError, setReply, type RedisClient, type RedisClientOptions, type RedisReply, type RedisScript } from './redis-client.js';
 import { handshakeCommands, parseRedisUrl, type RedisEndpoint } from './redis-url.js';
+import { OutageLog } from './outage-log.js';
 
 export { RedisReplyError } from './redis-client.js';
 
@@ -117,6 +118,7 @@ export class RespClient implements RedisClient {
   private readonly endpoint: RedisEndpoint;
   private readonly handshake: string[][];
   private readonly wrap: (err: Error) => Error;
+  private readonly outage: OutageLog;
 
   constructor(
     url: URL,
@@ -125,6 +127,7 @@ export class RespClient implements RedisClient {
     this.endpoint = parseRedisUrl(url);
     this.handshake = handshakeCommands(this.endpoint);
     this.wrap = opts.wrapError ?? ((err) => err);
+    this.outage = new OutageLog(opts.logger, this.endpoint);
   }
 
   /** Sends one command; resolves with its reply, rejects with RedisReplyError or a connection error. */
@@ -320,6 +323,8 @@ export class RespClient implements RedisClient {
       }
     }
     this.backoffMs = MIN_BACKOFF_MS;
+    // A reply past the handshake: the connection works (logged only when it had been down).
+    this.outage.up();
     if (reply instanceof RedisReplyError) reject(this.wrap(reply));
     else {
       let value: unknown;
@@ -358,6 +363,7 @@ export class RespClient implements RedisClient {
   private fail(socket: net.Socket, err: Error): void {
     if (this.socket !== socket) return;
     this.socket = undefined;
+    if (!this.closed) this.outage.down(err);
     socket.destroy();
     clearInterval(this.sweeper);
     this.sweeper = undefined;
