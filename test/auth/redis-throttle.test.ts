@@ -10,6 +10,7 @@ import { describe, it } from '../helpers/node-test.js';
 import { createClient } from 'redis';
 import { RedisFailureThrottle } from '../../src/auth/redis-throttle.js';
 import { REDIS_CLIENT_KINDS } from '../../src/redis/redis-client.js';
+import { redisServerAvailable, startPrivateRedis } from '../helpers/redis-server.js';
 import { dropRedisPrefix, redisReachable, skipOrFail, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
 
 const REDIS_URL = TEST_REDIS_URL;
@@ -137,6 +138,52 @@ for (const client of REDIS_CLIENT_KINDS) describe(`RedisFailureThrottle (${clien
       for (const th of throttles) await th.close();
       server.kill();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+for (const client of REDIS_CLIENT_KINDS) describe(`RedisFailureThrottle (${client}) across a Redis restart`, () => {
+  it('counts locally while Redis is down (still before each check, concurrent attempts included), then in Redis again once it is back', async (t) => {
+    if (!redisServerAvailable()) return skipOrFail(t, 'redis-server not installed');
+    const redis = await startPrivateRedis();
+    const lines: string[] = [];
+    const logger = { warn: (_o: object, msg: string) => lines.push(`warn ${msg}`), info: (_o: object, msg: string) => lines.push(`info ${msg}`) };
+    const th = new RedisFailureThrottle(redis.url, { limit: 3, windowMs: 60_000, commandTimeoutMs: 500, client, logger });
+    const admin = createClient({ url: redis.url });
+    admin.on('error', () => {});
+    /** The count Redis holds for a subject at 192.0.2.5, null when it holds none. */
+    const inRedis = async (subject: string): Promise<string | null> => {
+      if (!admin.isOpen) await admin.connect();
+      return admin.get(`roa:throttle:try:${subject}|192.0.2.5`);
+    };
+    try {
+      assert.equal(await th.attempt('user:before', '192.0.2.5'), 0);
+      assert.equal(await inRedis('user:before'), '1', 'counted in Redis while it is up');
+      await admin.close();
+
+      await redis.stop();
+      const started = Date.now();
+      const waits = await Promise.all(Array.from({ length: 10 }, () => th.attempt('user:down', '192.0.2.5')));
+      assert.equal(waits.filter((w) => w === 0).length, 3, `the local count lets exactly the limit through: ${waits.join(',')}`);
+      assert.ok(waits.every((w) => w === 0 || w > 50), String(waits));
+      await th.succeeded('user:ok', '192.0.2.5');
+      assert.equal(await th.attempt('user:ok', '192.0.2.5'), 0, 'a right password is not refused because Redis is away');
+      assert.ok(Date.now() - started < 30_000, 'nothing waited for Redis without bound');
+      assert.ok(lines.some((l) => l === 'warn Redis unreachable'), `the outage is logged at warn: ${lines.join('; ')}`);
+
+      await redis.start();
+      // The client reconnects by itself (back-off up to 2 s); polled with a wide deadline.
+      let back = false;
+      for (let i = 0, end = Date.now() + 30_000; !back && Date.now() < end; i++) {
+        await th.attempt(`user:after-${i}`, '192.0.2.5');
+        back = (await inRedis(`user:after-${i}`)) === '1';
+        if (!back) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.ok(back, 'attempts are counted in Redis again after it restarted');
+    } finally {
+      await th.close();
+      if (admin.isOpen) await admin.close();
+      await redis.stop();
     }
   });
 });
