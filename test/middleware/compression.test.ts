@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { after, before, describe, it } from '../helpers/node-test.js';
+import { h2Session } from '../helpers/secure-clients.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { makeTestCertificates, opensslAvailable } from '../helpers/tls.js';
+import { createApp } from '../../src/app.js';
 import { compression } from '../../src/middleware/compression.js';
 import { serve, type Served } from './harness.js';
 
@@ -178,5 +181,59 @@ describe('compression in the article service: conditional requests with coded ET
     assert.equal(res.statusCode, 201);
     await res.body.dump();
     assert.equal(decoded(await get(svc.base, '/articles/green')), xml('3.00'));
+  });
+});
+
+describe('compression() over HTTP/2', () => {
+  it('compresses whole and streamed bodies on the compatibility response', async (t) => {
+    if (!opensslAvailable()) {
+      t.skip('openssl is not available to make a test certificate');
+      return;
+    }
+    const certs = makeTestCertificates();
+    const app = createApp({ env: 'test' });
+    app.use(compression());
+    app.get('/big', (_req, res) => res.json(BIG));
+    app.get('/raw', (_req, res) => {
+      res.writeHead(200, ['Content-Type', 'application/xml', 'ETag', '"r1"', 'Content-Length', String(Buffer.byteLength(BIG_TEXT))]);
+      res.end(BIG_TEXT);
+    });
+    app.get('/stream', (_req, res) => {
+      res.setHeader('Content-Type', 'text/plain');
+      for (let i = 0; i < 50; i++) res.write(`line ${i}\n`);
+      res.end();
+    });
+    const server = app.createSecureServer({ cert: certs.cert, key: certs.key });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = await h2Session((server.address() as { port: number }).port, certs.ca);
+    try {
+      const h2get = (path: string, ae: string) => new Promise<Got>((resolve, reject) => {
+        const stream = session.request({ ':path': path, 'accept-encoding': ae });
+        const chunks: Buffer[] = [];
+        let headers: Record<string, string> = {};
+        let status = 0;
+        stream.on('response', (h) => {
+          status = Number(h[':status']);
+          headers = Object.fromEntries(Object.entries(h).filter(([k]) => !k.startsWith(':')).map(([k, v]) => [k, String(v)]));
+        });
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => resolve({ status, headers, body: Buffer.concat(chunks) }));
+        stream.on('error', reject);
+      });
+      for (const ae of ['gzip', 'br']) {
+        const big = await h2get('/big', ae);
+        assert.equal(big.headers['content-encoding'], ae);
+        assert.equal(decoded(big), BIG_TEXT);
+        const raw = await h2get('/raw', ae);
+        assert.equal(raw.headers.etag, `"r1-${ae}"`);
+        assert.equal(Number(raw.headers['content-length']), raw.body.length);
+        assert.equal(decoded(raw), BIG_TEXT);
+        const streamed = await h2get('/stream', ae);
+        assert.match(decoded(streamed), /^line 0\n[\s\S]*line 49\n$/);
+      }
+    } finally {
+      session.close();
+      server.close();
+    }
   });
 });
