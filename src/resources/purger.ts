@@ -5,6 +5,10 @@ import { MergedTarget, purgeRequests, type PurgeRequest } from './purge-requests
 /** What to invalidate after a write: request paths (`/article/7`) and surrogate keys (`article-7`). */
 export interface PurgeTarget {
   urls: string[];
+  /**
+   * Every response at `urls` should carry one of these (an `xkey` response header): the delayed
+   * second purge of a target with tags sends only them.
+   */
   tags: string[];
 }
 
@@ -187,7 +191,7 @@ export class Purger {
    * Invalidates the caches in this process at once, then purges every URL, and the tags via
    * `xkey`, on every node. Resolves once every node acknowledged a batch holding this target or
    * `timeoutMs` passed; never rejects. Failed nodes are retried in the background, and a second
-   * purge follows after `delayedPurgeMs`.
+   * purge (of the tags alone when there are some) follows after `delayedPurgeMs`.
    */
   purge(target: PurgeTarget): Promise<void> {
     if (this.#closed || this.#draining) return Promise.resolve();
@@ -353,7 +357,10 @@ export class Purger {
       this.#openDelayed = batch;
       this.#delayed.add(batch);
     }
-    batch.target.add(target);
+    // By the delayed purge, a fill that was in flight during the write is stored and indexed by
+    // its tags, so the tags reach it; URL PURGEs are what waits for a fill still in flight, which
+    // only the first round needs.
+    batch.target.add(target.tags.length > 0 ? { urls: [], tags: target.tags } : target);
   }
 
   #sendDelayed(batch: DelayedBatch): Promise<void> {

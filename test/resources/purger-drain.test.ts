@@ -63,10 +63,10 @@ describe('Purger.drain', () => {
     await p.purge({ urls: ['/article/7'], tags: ['article-7'] });
     const before = a.seen.length;
     await p.drain(30_000);
-    assert.equal(a.seen.length, before * 2, 'the delayed purge ran during the drain');
+    assert.deepEqual(a.seen.slice(before).map((s) => s.xkey), ['article-7'], 'the delayed purge ran during the drain');
     assert.equal(log.warns.length, 0, 'nothing abandoned');
     await p.purge({ urls: ['/article/8'], tags: [] });
-    assert.equal(a.seen.length, before * 2, 'no new work after drain');
+    assert.equal(a.seen.length, before + 1, 'no new work after drain');
   });
 
   it('waits for a first-round purge in flight', async () => {

@@ -110,7 +110,7 @@ describe('Purger', () => {
     assert.deepEqual(calls, [{ urls: ['/article/7'], tags: ['article-7'] }]);
     assert.equal(a.seen.length, 2);
     await until(() => calls.length === 2, 30_000, 'the delayed purge of the local cache');
-    assert.deepEqual(calls[1], calls[0]);
+    assert.deepEqual(calls[1], { urls: [], tags: ['article-7'] }, 'the delayed purge sends the tags alone');
   });
 
   it('purges local caches alone when there are no HTTP nodes', async () => {
@@ -264,9 +264,13 @@ describe('Purger', () => {
     const t0 = Date.now();
     await p.purge({ urls: ['/article/7'], tags: ['article-7'] });
     assert.equal(a.seen.length, 2);
-    await until(() => a.seen.length === 4, 30_000, 'the delayed purge');
+    await until(() => a.seen.length === 3, 30_000, 'the delayed purge');
     assert.ok(a.seen[2]!.at - t0 >= 140);
-    assert.deepEqual(a.seen.slice(2).map((s) => s.url).sort(), ['/', '/article/7']);
+    // The delayed purge sends the tags alone: every response at the URLs carries one.
+    assert.deepEqual(a.seen.slice(2).map((s) => [s.url, s.xkey]), [['/', 'article-7']]);
+    await p.purge({ urls: ['/untagged'], tags: [] });
+    await until(() => a.seen.length === 5, 30_000, 'the delayed purge of an untagged target');
+    assert.equal(a.seen[4]!.url, '/untagged', 'a target without tags is purged by URL again');
 
     const b = await fakeNode();
     const q = purger({ nodes: [b.url], delayedPurgeMs: 0 });
