@@ -42,6 +42,7 @@ import { labelled } from './metrics/route-label.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { HttpError, statusOf } from './errors/http-error.js';
 import { compression, type CompressionOptions } from './middleware/compression.js';
+import { cors, parseCorsOrigins } from './middleware/cors.js';
 import { credentialsOverTls } from './middleware/credentials-over-tls.js';
 import { methodOverride } from './middleware/method-override.js';
 import { sameOriginForms } from './middleware/same-origin-forms.js';
@@ -49,6 +50,7 @@ import { urlencoded } from './middleware/urlencoded.js';
 import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
 import { ARTICLE_SCOPE_LIST } from './resources/article/article-scopes.js';
 import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
+import { openapiHandler, OPENAPI_PATH } from './openapi/openapi-endpoint.js';
 import { openStore } from './storage/open-store.js';
 import { loadTlsCredentials, type ReloadableServer, type TlsCredentials, type TlsFiles } from './tls/credentials.js';
 import type { Store } from './storage/store.js';
@@ -139,6 +141,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Response compression by Accept-Encoding (middleware/compression); `false` turns it off. Default on. */
   compression?: CompressionOptions | false;
+  /** Origins allowed cross-origin access (middleware/cors: `scheme://host[:port]`, or `*` alone); default none (no CORS). */
+  corsOrigin?: string[];
 }
 
 export interface Service {
@@ -223,6 +227,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // A bad CIDR stops start-up.
   const answerMetrics = metricsResponder(metrics.registry, opts.metricsAllow);
   const purger = makePurger(opts.purge ?? [], opts, logger);
+  // A malformed origin stops start-up.
+  const corsOrigins = opts.corsOrigin !== undefined && opts.corsOrigin.length > 0 ? parseCorsOrigins(opts.corsOrigin) : undefined;
 
   const app = createApp({ env });
   // Throws a TypeError for a malformed entry, so bad configuration stops start-up.
@@ -234,6 +240,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Judged by req.ip: through the embedded gateway the socket peer is always loopback.
   app.use((req: Request, res: Response, next: NextFunction) => (isMetricsPath(req.url) ? answerMetrics(req.ip, req, res) : next()));
   app.use(accessLog(logger, { metrics }));
+  // Preflights are answered (and logged) before anything authenticates; the OAuth endpoints follow the same rules.
+  if (corsOrigins !== undefined) app.use(cors(corsOrigins));
   if (opts.compression !== false) app.use(compression(opts.compression));
   // Production: credentials over plain HTTP are refused before anything reads, authenticates or
   // stores (after the access log only, so the refusal is logged there too); HSTS on secure answers.
@@ -259,8 +267,9 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // bytes stay cached for the resource's own parser), then override before routing.
   app.use(urlencoded({ extended: true }), methodOverride());
   const deps: ResourceDeps = { authenticator, purger, env };
-  mountResource(app, articleCollectionResource({ store, maxAge: opts.maxAge, idempotencyClock: opts.idempotencyClock }), deps);
-  mountResource(app, articleItemResource({ store, maxAge: opts.maxAge }), deps);
+  const resources = [articleCollectionResource({ store, maxAge: opts.maxAge, idempotencyClock: opts.idempotencyClock }), articleItemResource({ store, maxAge: opts.maxAge })];
+  app.get(OPENAPI_PATH, openapiHandler({ resources, issuer, jwt: jwt !== undefined, passwordGrant: opts.passwordGrant ?? true }));
+  for (const resource of resources) mountResource(app, resource as ResourceSpec<unknown, unknown>, deps);
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     recordFailure(err, req, res, logger, metrics);
     sendProblem(req, res, err, { env });

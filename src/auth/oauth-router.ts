@@ -22,6 +22,24 @@ const FORM_LIMIT = 16 * 1024;
 // RFC 6749 §5.1 / §5.2: token responses and their errors must not be cached.
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
+/** One endpoint this router serves, as the OpenAPI description (openapi/) names it. */
+export interface OAuthEndpoint {
+  path: string;
+  method: 'GET' | 'POST';
+  summary: string;
+  /** Served only with JWT access tokens. */
+  jwtOnly?: boolean;
+}
+
+/** What `createOAuthRouter` mounts (HEAD with GET, OPTIONS on each); test/openapi checks the two agree. */
+export const OAUTH_ENDPOINTS: readonly OAuthEndpoint[] = [
+  { path: '/oauth/token', method: 'POST', summary: 'Token endpoint (RFC 6749 §3.2): client_credentials, password and refresh_token grants' },
+  { path: '/oauth/revoke', method: 'POST', summary: 'Token revocation (RFC 7009)' },
+  { path: '/oauth/introspect', method: 'POST', summary: 'Token introspection (RFC 7662)' },
+  { path: '/.well-known/oauth-authorization-server', method: 'GET', summary: 'Authorization server metadata (RFC 8414)' },
+  { path: '/oauth/jwks.json', method: 'GET', summary: 'JWK Set of the access-token signing key (RFC 7517)', jwtOnly: true },
+];
+
 /**
  * The OAuth endpoints as a roa Router, to mount at the root: `app.use(createOAuthRouter({ store, issuer }))`.
  * @example

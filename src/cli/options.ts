@@ -49,6 +49,7 @@ export const SERVE_OPTIONS = {
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
   maxAge: { flag: '--max-age <seconds>', env: 'ROA_MAX_AGE', defaultValue: '60', description: 'Cache-Control max-age / s-maxage of safe responses' },
   metricsAllow: METRICS_ALLOW_OPTION,
+  corsOrigin: { flag: '--cors-origin <origins>', env: 'ROA_CORS_ORIGIN', description: "comma-separated origins (scheme://host[:port]) allowed cross-origin requests with credentials, or * for any origin without credentials; default none (no CORS headers)" },
   shutdownTimeout: SHUTDOWN_TIMEOUT_OPTION,
 } satisfies Record<string, OptionSpec>;
 

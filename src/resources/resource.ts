@@ -54,6 +54,10 @@ export interface ResourceContext<D> {
 
 export interface ResourceSpec<D, I = unknown> {
   name: string;
+  /** One line for the OpenAPI description (openapi/openapi-document); default the name. */
+  summary?: string;
+  /** Extra statuses per method (upper-case) for the OpenAPI description, beyond what the declaration implies. */
+  statuses?: Partial<Record<string, number[]>>;
   /** URL patterns (Express syntax) that address this resource. */
   paths: string[];
   /** Representations for GET/HEAD and write responses; the first is the default. */

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME_MS } from '../../auth/oauth-token.js';
+import { parseCorsOrigins } from '../../middleware/cors.js';
 import { startService } from '../../service.js';
 import { exitGracefullyOnSignals } from '../../operations/graceful-shutdown.js';
 import { parseShutdownTimeout } from '../../operations/shutdown-timeout.js';
@@ -42,6 +43,9 @@ export function registerServe(program: Command): void {
       const v = opt(key);
       if (v !== undefined && !(allowed as readonly string[]).includes(v)) throw new Error(`${O[key].flag.split(' ')[0]} must be ${allowed.join(' or ')}, got '${v}'`);
     }
+    // Checked here too, so a bad origin is a one-line error before anything opens.
+    const corsOrigin = parseOptionalList(opt('corsOrigin'));
+    if (corsOrigin !== undefined) parseCorsOrigins(corsOrigin);
     const shutdownTimeoutMs = parseShutdownTimeout(opt('shutdownTimeout'), '--shutdown-timeout (ROA_SHUTDOWN_TIMEOUT)');
     const running = await startService({
       port: parsePort(opt('port'), '--port'),
@@ -73,6 +77,7 @@ export function registerServe(program: Command): void {
       logLevel: opt('logLevel'),
       metricsAllow: parseList(opt('metricsAllow')),
       maxAge: parseCount(opt('maxAge'), '--max-age', MAX_DELTA_SECONDS),
+      ...(corsOrigin !== undefined ? { corsOrigin } : {}),
     });
     const { address, gatewayAddress } = running;
     const scheme = (secure: boolean): string => (secure ? 'https' : 'http');

@@ -45,6 +45,7 @@ export function articleItemResource(opts: ArticleResourceOptions): ResourceSpec<
   const maxAge = opts.maxAge ?? 60;
   return {
     name: 'article',
+    summary: 'One article, by numeric id or slug (PUT to a new slug creates it)',
     paths: ['/article/:key', '/articles/:key'],
     views: ARTICLE_VIEWS,
     bodies: ARTICLE_BODIES,
@@ -148,6 +149,7 @@ export function articleCollectionResource(opts: ArticleResourceOptions): Resourc
   const maxAge = opts.maxAge ?? 60;
   return {
     name: 'articles',
+    summary: 'The articles, newest last, paged by `limit` and the `cursor` of the Link rel="next"',
     paths: ['/articles'],
     views: PAGE_VIEWS,
     bodies: ARTICLE_BODIES,
