@@ -20,5 +20,6 @@ export {
   type WriteOutcome,
 } from './resource.js';
 export { mayModify, rolePolicy, type Permission } from './policy.js';
+export { IdempotencyKeys, type IdempotencyOptions, type IdempotencyStore } from './idempotency.js';
 export type { WriteCondition } from '../storage/store.js';
 export { Purger, type PurgerLogger, type PurgerOptions, type PurgerStats } from './purger.js';
