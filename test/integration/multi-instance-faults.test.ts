@@ -158,7 +158,8 @@ describe('two roa serve instances on PostgreSQL and Redis behind two varnishd no
   });
 
   after(async () => {
-    for (const i of [inst.A, inst.B]) if (i.child) await stop(i.child);
+    // stop() waits for an exit, which a child already killed has had.
+    for (const i of [inst.A, inst.B]) if (i.child && i.child.exitCode === null && i.child.signalCode === null) await stop(i.child);
     await Promise.all([v1?.stop(), v2?.stop()]);
     await redis?.stop();
     if (created) {
