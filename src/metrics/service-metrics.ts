@@ -4,7 +4,8 @@
  * several services in one process do not clash): HTTP requests by route pattern, method and
  * status; authentication failures per scheme; database and nonce-store errors; process metrics.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { RequestSeries } from './request-series.js';
 
 /** Seconds; from a cached read (well under a millisecond) to a slow write waiting on its purges. */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -13,12 +14,6 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 export const UNMATCHED_ROUTE = 'unmatched';
 /** The route label of a request answered outside the resources (OAuth endpoints, /metrics). */
 export const OTHER_ROUTE = 'other';
-
-/** What one label set of the request metrics is observed through: prom-client children, made once. */
-interface RequestSeries {
-  count: ReturnType<Counter<'route' | 'method' | 'status'>['labels']>;
-  duration: ReturnType<Histogram<'route' | 'method' | 'status'>['labels']>;
-}
 
 /** Error codes counted as database errors (storage/store-errors). */
 const STORE_CODES: ReadonlySet<string> = new Set(['ROA_ERR_STORE_UNAVAILABLE', 'ROA_ERR_STORE']);
@@ -34,18 +29,19 @@ const NONCE_CODE = 'ROA_ERR_NONCE_STORE_UNAVAILABLE';
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'route' | 'method' | 'status'>;
-  readonly #duration: Histogram<'route' | 'method' | 'status'>;
+  readonly #requests: RequestSeries;
   readonly #authFailures: Counter<'scheme'>;
   readonly #storeErrors: Counter<'code'>;
   readonly #nonceErrors: Counter;
-  /** Children by `route method status`: prom-client validates and hashes labels on every call otherwise. */
-  readonly #series = new Map<string, RequestSeries>();
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.#requests = new Counter({ name: 'roa_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers });
-    this.#duration = new Histogram({ name: 'roa_http_request_duration_seconds', help: 'Time from the request to the end of its response, by route pattern, method and status', labelNames: ['route', 'method', 'status'], buckets: DURATION_BUCKETS, registers });
+    this.#requests = new RequestSeries(
+      this.registry,
+      'roa_http_requests_total', 'HTTP requests answered, by route pattern, method and status',
+      'roa_http_request_duration_seconds', 'Time from the request to the end of its response, by route pattern, method and status',
+      DURATION_BUCKETS,
+    );
     this.#authFailures = new Counter({ name: 'roa_auth_failures_total', help: 'Requests refused with 401 for bad credentials, by authentication scheme', labelNames: ['scheme'], registers });
     this.#storeErrors = new Counter({ name: 'roa_database_errors_total', help: 'Requests failed by the database (503 unavailable, 500 failure), by error code', labelNames: ['code'], registers });
     this.#nonceErrors = new Counter({ name: 'roa_nonce_store_errors_total', help: 'Signed requests refused with 503 because the nonce store did not answer', registers });
@@ -54,15 +50,7 @@ export class ServiceMetrics {
 
   /** Counts one finished request; `seconds` from its start to the end of its response. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const key = `${route} ${method} ${status}`;
-    let s = this.#series.get(key);
-    if (s === undefined) {
-      const labels = { route, method, status: String(status) };
-      s = { count: this.#requests.labels(labels), duration: this.#duration.labels(labels) };
-      this.#series.set(key, s);
-    }
-    s.count.inc();
-    s.duration.observe(seconds);
+    this.#requests.observe(route, method, status, seconds);
   }
 
   /** Counts a 401 for bad credentials of `scheme` (auth/authenticator's `onFailure`). */

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import { describe, it } from '../helpers/node-test.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
@@ -40,7 +42,14 @@ async function traffic(svc: TestService): Promise<void> {
 
 describe('GET /metrics', () => {
   it('after real traffic, reports requests by route pattern, the gateway, purges, auth failures and process metrics', async () => {
-    const svc = await startTestService({ gatewayPort: 'ephemeral' });
+    // A cache node besides the embedded gateway (which is purged in process): answers every PURGE.
+    const node = createServer((req, res) => {
+      req.resume();
+      res.end();
+    });
+    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
+    const nodeUrl = `http://127.0.0.1:${(node.address() as AddressInfo).port}`;
+    const svc = await startTestService({ gatewayPort: 'ephemeral', purge: [nodeUrl] });
     try {
       await traffic(svc);
       const fam = await scrape(svc.base);
@@ -66,13 +75,14 @@ describe('GET /metrics', () => {
       for (const name of ['roa_purges_sent_total', 'roa_purges_failed_total', 'roa_purges_retried_total', 'roa_database_errors_total', 'roa_nonce_store_errors_total']) assert.ok(fam.has(name), name);
       const purger = svc.running.purger as unknown as { nodeStats?: () => unknown };
       if (typeof purger.nodeStats === 'function') {
-        const node = `http://127.0.0.1:${svc.running.gatewayAddress!.port}`;
-        assert.ok(sample(fam, 'roa_purges_sent_total', { node })! >= 1);
+        assert.ok(sample(fam, 'roa_purges_sent_total', { node: nodeUrl })! >= 1, lastText);
+        assert.equal(sample(fam, 'roa_purges_failed_total', { node: nodeUrl }), 0);
       }
       assert.ok(fam.has('process_cpu_user_seconds_total'));
       assert.ok(fam.has('nodejs_eventloop_lag_seconds'));
     } finally {
       await svc.close();
+      node.close();
     }
   });
 
