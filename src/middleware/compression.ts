@@ -163,7 +163,7 @@ export function compression(options: CompressionOptions = {}) {
     const fields = new Fields(res, headers);
     if (status === 304) {
       // RFC 9110 §15.4.5: the Vary a 200 would carry (a cache merges a 304's fields into what it stored).
-      fields.set('vary', appendVary(fields.get('vary') ?? '', 'Accept-Encoding'));
+      fields.set('vary', varyWithAcceptEncoding(fields.get('vary')));
       const etag = fields.get('etag');
       if (c.codedConditional && c.offered !== undefined && etag !== undefined && codingOfEtag(etag) === undefined) {
         fields.set('etag', codedEtag(etag, c.offered));
@@ -171,7 +171,7 @@ export function compression(options: CompressionOptions = {}) {
       return fields.result();
     }
     if (!compressibleType(fields.get('content-type'))) return headers;
-    fields.set('vary', appendVary(fields.get('vary') ?? '', 'Accept-Encoding'));
+    fields.set('vary', varyWithAcceptEncoding(fields.get('vary')));
     const coding = c.offered;
     if (coding === undefined || status === 206 || fields.get('content-encoding') !== undefined) return fields.result();
     if (/(?:^|,)\s*no-transform\s*(?:,|$)/i.test(fields.get('cache-control') ?? '')) return fields.result();
@@ -205,15 +205,51 @@ function writeHeadWithVary(this: VaryOnly, status: number, reason?: string | Hea
     headers = reason;
     reason = undefined;
   }
-  if (status === 304 || (status >= 200 && status !== 204)) {
-    const fields = new Fields(this, headers);
-    if (status === 304 || compressibleType(fields.get('content-type'))) {
-      fields.set('vary', appendVary(fields.get('vary') ?? '', 'Accept-Encoding'));
-      headers = fields.result();
-    }
-  }
+  if (status === 304 || (status >= 200 && status !== 204)) headers = withVary(this, status, headers);
   const writeHead = this[PLAIN_WRITE_HEAD];
   return reason === undefined ? writeHead.call(this, status, headers) : writeHead.call(this, status, reason, headers);
+}
+
+/**
+ * The head with Accept-Encoding added to Vary when the response is compressible (or a 304). The
+ * common head, a flat list (roa's senders and resources), is scanned once and copied once.
+ */
+function withVary(res: Response, status: number, headers: Head | undefined): Head | undefined {
+  if (Array.isArray(headers) && !Array.isArray(headers[0])) {
+    let type: OutgoingHttpHeader | undefined;
+    let varyAt = -1;
+    for (let i = 0; i < headers.length; i += 2) {
+      const name = headers[i] as string;
+      if (name.length === 12 && name.toLowerCase() === 'content-type') type = headers[i + 1];
+      else if (name.length === 4 && name.toLowerCase() === 'vary') varyAt = i;
+    }
+    if (status !== 304 && !compressibleType(type === undefined ? headerText(res.getHeader('content-type')) : String(type))) return headers;
+    const out = headers.slice();
+    if (varyAt === -1) out.push('Vary', varyWithAcceptEncoding(headerText(res.getHeader('vary'))));
+    else out[varyAt + 1] = varyWithAcceptEncoding(String(out[varyAt + 1]));
+    return out;
+  }
+  const fields = new Fields(res, headers);
+  if (status !== 304 && !compressibleType(fields.get('content-type'))) return headers;
+  fields.set('vary', varyWithAcceptEncoding(fields.get('vary')));
+  return fields.result();
+}
+
+function headerText(v: OutgoingHttpHeader | undefined): string | undefined {
+  return v === undefined ? undefined : Array.isArray(v) ? v.join(', ') : String(v);
+}
+
+// Responses carry few distinct Vary values: the joined one is remembered per value.
+const varied = new BoundedMap<string, string>(64);
+
+function varyWithAcceptEncoding(vary: string | undefined): string {
+  if (vary === undefined || vary === '') return 'Accept-Encoding';
+  let v = varied.get(vary);
+  if (v === undefined) {
+    v = appendVary(vary, 'Accept-Encoding');
+    varied.set(vary, v);
+  }
+  return v;
 }
 
 /** What compressing a whole body needs besides the response. */
