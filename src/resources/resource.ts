@@ -2,7 +2,8 @@
  * @module resources/resource
  * Declarative resources with Webmachine's decision order, so every resource answers alike:
  * route → method known (405) → authenticated (401) → authorised (403) → acceptable (406) →
- * exists (404) → owner (403) → preconditions (412/304) → body type (415) → body valid (400/422) → action.
+ * exists (404) → owner (403) → preconditions (412/304) → body type (415) → body valid (400/422) →
+ * Idempotency-Key claimed (POST where the resource opts in: replay, 409, 422) → action.
  * GET/HEAD/OPTIONS, ETags, Cache-Control, Vary, Allow, Location and purging are derived from the
  * declaration; a resource only says how to load, validate and store its records.
  */
