@@ -56,10 +56,13 @@ export function upstreamFailure(ctx: GatewayContext, res: ServerResponse, err: u
   sendProblem(res, e.kind === 'timeout' ? gatewayTimeout(e.message) : badGateway(e.message), 'roa; fwd=miss; detail=origin-error');
 }
 
-/** Response fields for the client: the origin's, plus this hop's Via, X-Cache and Cache-Status (RFC 9211). */
+/**
+ * Response fields for the client: the origin's, plus this hop's Via, X-Cache and Cache-Status (RFC 9211).
+ * The origin's X-Request-Id is left out: the response carries the id this hop settled (gateway/gateway-access).
+ */
 export function outgoing(fields: readonly Field[], via: string | undefined, cacheStatus: string): string[] {
   const out: string[] = [];
-  for (const f of fields) if (passesToClient(f)) out.push(f.name, f.value);
+  for (const f of fields) if (passesToClient(f) && f.lower !== 'x-request-id') out.push(f.name, f.value);
   out.push('Via', addVia(via, 'roa'), 'X-Cache', 'MISS', 'Cache-Status', cacheStatus);
   return out;
 }
