@@ -133,7 +133,7 @@ describe('CORS with --cors-origin', () => {
   });
 
   it('sends Vary: Origin and no CORS fields for other origins and same-origin requests', async () => {
-    for (const headers of [{ Origin: EVIL }, {}, { Origin: 'null' }]) {
+    for (const headers of [{ Origin: EVIL }, {}, { Origin: 'null' }] as Array<Record<string, string>>) {
       const r = await send(svc.base, 'GET', '/articles', { headers });
       assert.equal(r.status, 200);
       noCorsFields(r);
