@@ -1,6 +1,7 @@
 /** @module resources/purger — the origin side of caching: after a write it invalidates caches in this process by a call and sends PURGE (by URL and by xkey tag) to every cache node, coalescing concurrent writes into one batch per node and retrying failed nodes in the background. */
 import { Pool } from 'undici';
 import { MergedTarget, purgeRequests, type PurgeRequest } from './purge-requests.js';
+import { sendPurge, type InFlight } from './purge-send.js';
 
 /** What to invalidate after a write: request paths (`/article/7`) and surrogate keys (`article-7`). */
 export interface PurgeTarget {
@@ -140,7 +141,7 @@ export class Purger {
   readonly #log: PurgerLogger;
   /** Retry timers. */
   readonly #timers = new Set<NodeJS.Timeout>();
-  readonly #inflight = new Map<AbortController, Job>();
+  readonly #inflight = new Map<Job, InFlight>();
   /** Delayed batches not yet sent, so `drain()` can send them at once. */
   readonly #delayed = new Set<DelayedBatch>();
   #openDelayed: DelayedBatch | undefined;
@@ -266,7 +267,7 @@ export class Purger {
       abandoned.set(name, (abandoned.get(name) ?? 0) + 1);
     };
     for (const job of this.#retrying) count(job);
-    for (const job of this.#inflight.values()) if (!this.#retrying.has(job)) count(job);
+    for (const job of this.#inflight.keys()) if (!this.#retrying.has(job)) count(job);
     for (const node of this.#nodes) {
       if (node.collecting === undefined) continue;
       const n = purgeRequests(node.collecting.target.urls, node.collecting.target.tags, () => {}).length;
@@ -291,7 +292,7 @@ export class Purger {
       for (const w of node.collecting?.writers ?? []) w.done();
       node.collecting = undefined;
     }
-    for (const c of this.#inflight.keys()) c.abort(new Error('purger closed'));
+    for (const f of this.#inflight.values()) f.abort(new Error('purger closed'));
     this.#retrying.clear();
     this.#stats.pending = 0;
     this.#wakeIdle();
@@ -373,26 +374,25 @@ export class Purger {
   async #attempt(job: Job): Promise<Outcome> {
     if (this.#closed) return 'fatal';
     const node = this.#nodes[job.node]!;
-    const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(new Error(`timeout after ${this.#timeoutMs} ms`)), this.#timeoutMs);
-    this.#inflight.set(ctrl, job);
     this.#stats.sent++;
     node.stats.sent++;
     if (job.attempt > 0 || job.delayed) node.stats.retried++;
     const headers: Record<string, string> = this.#host === undefined ? job.headers : { ...job.headers, host: this.#host };
     try {
-      const res = await node.pool.request({ method: 'PURGE', path: node.prefix + job.path, headers, signal: ctrl.signal });
-      await res.body.dump();
+      const status = await sendPurge(node.pool, node.prefix + job.path, headers, this.#timeoutMs, (f) => {
+        if (f === undefined) this.#inflight.delete(job);
+        else this.#inflight.set(job, f);
+      });
       // 404 means the node held nothing for that URL/tag: the goal (no stale copy) is met.
-      if (res.statusCode === 200 || res.statusCode === 204 || res.statusCode === 404) return 'ok';
+      if (status === 200 || status === 204 || status === 404) return 'ok';
       this.#stats.failed++;
       node.stats.failed++;
-      if (res.statusCode >= 500) {
-        this.#log.warn({ ...this.#context(job), status: res.statusCode }, 'purger: cache node answered 5xx, will retry');
+      if (status >= 500) {
+        this.#log.warn({ ...this.#context(job), status }, 'purger: cache node answered 5xx, will retry');
         return 'retry';
       }
       // 403 (not in the purgers ACL) or 405 (PURGE not configured) will not heal by retrying.
-      this.#log.error({ ...this.#context(job), status: res.statusCode }, 'purger: cache node refused PURGE, not retrying');
+      this.#log.error({ ...this.#context(job), status }, 'purger: cache node refused PURGE, not retrying');
       return 'fatal';
     } catch (err) {
       if (this.#closed) return 'fatal';
@@ -400,9 +400,6 @@ export class Purger {
       node.stats.failed++;
       this.#log.warn({ ...this.#context(job), err: errorMessage(err) }, 'purger: cache node unreachable, will retry');
       return 'retry';
-    } finally {
-      clearTimeout(timer);
-      this.#inflight.delete(ctrl);
     }
   }
 
