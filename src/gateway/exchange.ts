@@ -13,6 +13,7 @@
  */
 import type { IncomingMessage, InformationEvent, ServerResponse } from 'node:http';
 import { Http2ServerRequest, Http2ServerResponse, type OutgoingHttpHeaders } from 'node:http2';
+import { headWithId } from './gateway-access.js';
 
 /** Whether `res` answers an HTTP/2 stream. */
 export function isHttp2(res: ServerResponse): boolean {
@@ -50,7 +51,8 @@ const SINGLE_VALUE: ReadonlySet<string> = new Set([
  * repeated lines on HTTP/1.1: the origin's `X-Cache` beside this hop's), except those node holds to
  * one value, where the later one wins.
  */
-export function writeHead(res: ServerResponse, status: number, reason: string | undefined, fields: string[]): void {
+export function writeHead(res: ServerResponse, status: number, reason: string | undefined, head: string[]): void {
+  const fields = headWithId(res, head);
   if (!isHttp2(res)) {
     res.writeHead(status, reason, fields);
     return;

@@ -10,8 +10,32 @@ import { requestIdOf } from '../middleware/request-id.js';
 import type { GatewayLogger } from './proxy.js';
 
 const START = Symbol('roa.gatewayStart');
+const ID = Symbol('roa.requestId');
+const CACHE_STATUS = Symbol('roa.cacheStatus');
 
-type Timed = IncomingMessage & { [START]?: number };
+type Timed = IncomingMessage & { [START]?: number; [ID]?: string; [CACHE_STATUS]?: string };
+
+/**
+ * The head a response is written with (gateway/exchange `writeHead`): `head` plus the id this
+ * gateway settled for the request, as a copy (a hit's head is the stored response's own array).
+ * Not set with `res.setHeader`: node's writeHead then merges a flat field list by name, and
+ * repeated fields (Set-Cookie lines, the origin's X-Cache beside this hop's) would collapse to one.
+ * When the request is logged, its Cache-Status (among the last fields) is noted for the log line.
+ */
+export function headWithId(res: ServerResponse, head: string[]): string[] {
+  const req = res.req as Timed | undefined;
+  const id = req?.[ID];
+  if (id === undefined) return head;
+  if (req![START] !== undefined) {
+    for (let i = head.length - 2; i >= 0 && i >= head.length - 10; i -= 2) {
+      if (head[i] === 'Cache-Status') {
+        req![CACHE_STATUS] = head[i + 1];
+        break;
+      }
+    }
+  }
+  return [...head, 'X-Request-Id', id];
+}
 
 /** A logger that can say whether `info` is on (pino's `isLevelEnabled`). */
 type LevelAware = GatewayLogger & { isLevelEnabled?: (level: string) => boolean };
@@ -21,7 +45,7 @@ type LevelAware = GatewayLogger & { isLevelEnabled?: (level: string) => boolean 
  * response past its freshness: stale-while-revalidate, stale-if-error, max-stale), MISS, PASS (not
  * looked up: an unsafe method or credentials), or `-` for the gateway's own answers.
  */
-export function cacheOutcome(cacheStatus: unknown): string {
+export function cacheOutcome(cacheStatus: string | undefined): string {
   if (typeof cacheStatus !== 'string') return '-';
   if (cacheStatus.includes('; hit')) return cacheStatus.includes('fwd=') ? 'STALE' : 'HIT';
   if (cacheStatus.includes('fwd=method') || cacheStatus.includes('fwd=bypass')) return 'PASS';
@@ -29,8 +53,8 @@ export function cacheOutcome(cacheStatus: unknown): string {
 }
 
 /**
- * Returns what starts a request at the gateway: sets its id on the request (as the `x-request-id`
- * field the origin is sent) and on the response, and when `logger` logs `info`, logs the request
+ * Returns what starts a request at the gateway: settles its id (the `x-request-id` field the origin
+ * is sent, and the response's: {@link settledRequestId}), and when `logger` logs `info`, logs the request
  * once its response has finished (method, path without the query, status, ms, cache, reqId).
  * @example
  *   const begin = gatewayRequests(logger);
@@ -49,7 +73,7 @@ export function gatewayRequests(logger: GatewayLogger): (req: IncomingMessage, r
       path: q === -1 ? url : url.slice(0, q),
       status: this.statusCode,
       ms: performance.now() - (req[START] ?? 0),
-      cache: cacheOutcome(this.getHeader('cache-status')),
+      cache: cacheOutcome(req[CACHE_STATUS]),
       reqId: req.headers['x-request-id'],
     }, 'gateway request');
   }
@@ -57,7 +81,7 @@ export function gatewayRequests(logger: GatewayLogger): (req: IncomingMessage, r
     const h = req.headers;
     const id = requestIdOf(h['x-request-id'], h.traceparent);
     h['x-request-id'] = id;
-    res.setHeader('X-Request-Id', id);
+    (req as Timed)[ID] = id;
     if (!logs) return;
     (req as Timed)[START] = performance.now();
     res.once('finish', finished);

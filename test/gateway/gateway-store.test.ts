@@ -62,7 +62,7 @@ describe('createGateway seams', () => {
       assert.equal(hit.headers['x-cache'], 'HIT');
       assert.equal(hit.body, 'body /a');
       assert.deepEqual(store.calls.slice(2), ['get /a']);
-      assert.deepEqual(gw.gateway.stats(), { hits: 1, misses: 1, stored: 1, purges: 0, bytes: store.inner.bytes, entries: 1 });
+      assert.deepEqual(gw.gateway.stats(), { hits: 1, misses: 1, stale: 0, stored: 1, purges: 0, bytes: store.inner.bytes, entries: 1 });
       assert.equal((await send(gw.base, '/a', { method: 'PURGE' })).status, 200);
       assert.equal(store.calls.at(-1), 'delete /a');
       assert.equal(store.count, 0);
