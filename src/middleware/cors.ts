@@ -102,9 +102,9 @@ export function cors(origins: CorsOrigins): (req: Request, res: Response, next: 
   };
 }
 
-/** Fetch §3.2.2: a CORS-preflight request is an OPTIONS with Access-Control-Request-Method. */
+/** Fetch §3.2.2: a CORS-preflight request is an OPTIONS with Origin and Access-Control-Request-Method. */
 function isPreflight(req: Request): boolean {
-  return req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+  return req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined && req.headers.origin !== undefined;
 }
 
 /** The package treats every OPTIONS as a preflight; a plain one is an actual request. */

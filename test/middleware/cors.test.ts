@@ -108,6 +108,13 @@ describe('CORS with --cors-origin', () => {
     assert.ok(varies(r).includes('origin'));
   });
 
+  it('leaves an OPTIONS without Origin to the resource, Access-Control-Request-Method or not', async () => {
+    const r = await send(svc.base, 'OPTIONS', '/articles', { headers: { 'Access-Control-Request-Method': 'POST' } });
+    assert.equal(r.status, 200);
+    assert.ok(r.headers.allow);
+    noCorsFields(r);
+  });
+
   it('lets a plain OPTIONS reach the resource, whose Allow depends on the caller', async () => {
     const r = await send(svc.base, 'OPTIONS', '/articles', { headers: { Origin: A, Authorization: editor } });
     assert.equal(r.status, 200);
