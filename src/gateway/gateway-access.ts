@@ -84,6 +84,7 @@ export function gatewayRequests(logger: GatewayLogger): (req: IncomingMessage, r
     (req as Timed)[ID] = id;
     if (!logs) return;
     (req as Timed)[START] = performance.now();
-    res.once('finish', finished);
+    // 'on', not 'once': a response finishes once, and once() would wrap the listener per request.
+    res.on('finish', finished);
   };
 }

@@ -67,7 +67,8 @@ export function accessLog(logger: Logger, opts: AccessLogOptions = {}) {
   return (req: Request, res: Response, next: NextFunction): void => {
     assignRequestId(req, res);
     (req as Timed)[START] = performance.now();
-    res.once('finish', finished);
+    // 'on', not 'once': a response finishes once, and once() would wrap the listener per request.
+    res.on('finish', finished);
     next();
   };
 }
