@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { hmacSha256Base64, prepareHmacKey, type HmacKey } from './hmac-sha256.js';
 import { formatStringToSign, formConflict } from '../client/string-to-sign.js';
 import { HttpError } from '../errors/http-error.js';
-import { DEFAULT_BODY_LIMIT, readRawBody } from '../http/body.js';
+import { DEFAULT_BODY_LIMIT, readRawBody, wireBodyOf } from '../http/body.js';
 import type { Request } from '../http/request.js';
 import { SAFE_METHODS } from '../http/safe-methods.js';
 import type { Store, User } from '../storage/store.js';
@@ -226,7 +226,9 @@ export class HmacScheme implements AuthScheme {
     digests: ParsedDigest[], now: number, user: User,
   ): Promise<Caller> {
     // Only for authenticated requests, so strangers cannot make us read bodies.
-    checkContentDigest(digests, await this.o.readBody(req, { limit: this.o.bodyLimit }));
+    // RFC 9530 §2: the digest covers the content as sent, i.e. still content-coded (gzip etc.).
+    const decoded = await this.o.readBody(req, { limit: this.o.bodyLimit });
+    checkContentDigest(digests, wireBodyOf(req) ?? decoded);
     if (cred.nonce !== undefined && dateMs !== undefined) return this.spendNonce(cred, stringToSign, dateHeader, dateMs, now, user);
     return callerOf(user);
   }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { after, before, beforeEach, describe, it } from '../helpers/node-test.js';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { BasicScheme } from '../../src/auth/basic.js';
@@ -107,6 +108,16 @@ describe('HmacScheme', () => {
     const body = '{"title":"a"}';
     assert.equal((await call(s, { method: 'POST', body })).status, 200);
     assert.equal((await call(s, { method: 'POST', body }, { body: '{"title":"b"}' })).status, 400);
+  });
+  it('checks Content-Digest over a gzip body as sent (RFC 9530 §2), not the decoded bytes', async () => {
+    const plain = '{"title":"a"}';
+    const coded = gzipSync(plain);
+    const send = (digestOf: Buffer | string) => {
+      const headers = signRequest({ method: 'POST', target: '/articles', user: 'ann', secret, body: digestOf }) as unknown as Record<string, string>;
+      return fetch(s.srv.url + '/articles', { method: 'POST', body: coded, headers: { ...headers, 'content-encoding': 'gzip' } });
+    };
+    assert.equal((await send(coded)).status, 200);
+    assert.equal((await send(plain)).status, 400);
   });
   it('refuses a signature made without the Content-Digest that was then added', async () => {
     const body = '{"title":"a"}';
