@@ -36,7 +36,7 @@ import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './operations/shutdown-timeout.js';
 import type { Response } from './http/response.js';
 import { accessLog, noteFailure } from './middleware/access-log.js';
 import { collectGateway } from './metrics/gateway-collector.js';
-import { isMetricsPath, metricsResponder } from './metrics/metrics-endpoint.js';
+import { metricsResponder } from './metrics/metrics-endpoint.js';
 import { collectPurger } from './metrics/purger-collector.js';
 import { labelled } from './metrics/route-label.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
@@ -237,9 +237,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Probes are answered before the access log, authentication and parsing (operations/health).
   const readiness = new Readiness({ database: () => store.ping(), ...(nonces instanceof StoreNonceStore ? {} : { nonces: () => nonces.ping?.() ?? Promise.resolve() }) });
   app.use(healthProbes(readiness, { production }));
-  // Judged by req.ip: through the embedded gateway the socket peer is always loopback.
-  app.use((req: Request, res: Response, next: NextFunction) => (isMetricsPath(req.url) ? answerMetrics(req.ip, req, res) : next()));
-  app.use(accessLog(logger, { metrics }));
+  // /metrics is answered there, judged by req.ip: through the embedded gateway the socket peer is always loopback.
+  app.use(accessLog(logger, { metrics, answerMetrics }));
   // Preflights are answered (and logged) before anything authenticates; the OAuth endpoints follow the same rules.
   if (corsOrigins !== undefined) app.use(cors(corsOrigins));
   if (opts.compression !== false) app.use(compression(opts.compression));

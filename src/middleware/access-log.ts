@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
+import { isMetricsPath } from '../metrics/metrics-endpoint.js';
 import { routeLabelOf } from '../metrics/route-label.js';
 import { OTHER_ROUTE, UNMATCHED_ROUTE, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { assignRequestId } from './request-id.js';
@@ -33,6 +34,11 @@ export function noteFailure(res: Response, failure: Failure): void {
 export interface AccessLogOptions {
   /** Request count and duration by route pattern, method and status (metrics/service-metrics). */
   metrics?: ServiceMetrics;
+  /**
+   * Answers `GET /metrics` before anything is logged or counted (metrics/metrics-endpoint), judged
+   * by `req.ip`; here rather than in a layer of its own, which every request would pass through.
+   */
+  answerMetrics?: (address: string | undefined, req: Request, res: Response) => void;
 }
 
 /**
@@ -64,7 +70,12 @@ export function accessLog(logger: Logger, opts: AccessLogOptions = {}) {
       ...(failure !== undefined ? { code: failure.code, reason: failure.reason } : {}),
     }, 'request');
   }
+  const answerMetrics = opts.answerMetrics;
   return (req: Request, res: Response, next: NextFunction): void => {
+    if (answerMetrics !== undefined && isMetricsPath(req.url)) {
+      answerMetrics(req.ip, req, res);
+      return;
+    }
     assignRequestId(req, res);
     (req as Timed)[START] = performance.now();
     // 'on', not 'once': a response finishes once, and once() would wrap the listener per request.
