@@ -31,7 +31,7 @@ function representationHeaders(a, view) {
     'Content-Type': `${view.mediaType}; charset=utf-8`,
     ETag: `"${a.etag}-${view.tag}"`,
     'Last-Modified': a.updatedAt.toUTCString(),
-    Vary: 'Accept',
+    Vary: 'Accept, Accept-Encoding',
   };
 }
 
@@ -46,7 +46,7 @@ export function articleHandlers(store) {
       if (chosen === undefined) return problem(406, 'Not Acceptable');
       const view = VIEWS[OFFERS.indexOf(chosen)];
       const a = k.kind === 'id' ? await store.getArticleById(k.id) : k.kind === 'slug' ? await store.getArticleBySlug(k.slug) : undefined;
-      if (a === undefined) return problem(404, 'Not Found', { Vary: 'Accept' });
+      if (a === undefined) return problem(404, 'Not Found', { Vary: 'Accept, Accept-Encoding' });
       const h = representationHeaders(a, view);
       h['Cache-Control'] = CACHE_CONTROL;
       h.xkey = `article-${a.id}`;

@@ -5,6 +5,10 @@
 import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
 import { BEHIND_TLS, POST_XML, basicHeader } from '../lib/fixture.mjs';
 
+// roa compresses by Accept-Encoding since issue 27 (the peers send the same Vary); a build from before
+// sends `Accept` alone, accepted so that `--variant` can run one.
+const VARY = ['Accept, Accept-Encoding', 'Accept'];
+
 /** @type {import('../run.mjs').Scenario} */
 export default {
   name: 'articles',
@@ -22,7 +26,7 @@ export default {
       method: 'GET',
       path: '/article/1',
       headers: { ...BEHIND_TLS },
-      expect: { status: 200, body: ARTICLE_XML, headers: { 'content-type': 'application/xml; charset=utf-8', vary: 'Accept' } },
+      expect: { status: 200, body: ARTICLE_XML, headers: { 'content-type': 'application/xml; charset=utf-8', vary: VARY } },
     },
     {
       name: 'POST articles',

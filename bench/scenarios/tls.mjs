@@ -9,6 +9,10 @@ import { ARTICLE_XML } from '../lib/article-servers.mjs';
 import { makeBenchCertificates } from '../lib/tls-cert.mjs';
 import { scriptDirectory } from '../lib/wrk.mjs';
 
+// roa compresses by Accept-Encoding since issue 27 (the peers send the same Vary); a build from before
+// sends `Accept` alone, accepted so that `--variant` can run one.
+const VARY = ['Accept, Accept-Encoding', 'Accept'];
+
 /**
  * The one suite every server offers (node's `--tls-cipher-list`, so roa's service and Fastify are pinned alike
  * whatever their options): TLS 1.3 with AES-128-GCM, h2load's first choice. wrk's OpenSSL would pick
@@ -63,7 +67,7 @@ export default {
       protocol: 'https',
       method: 'GET',
       path: '/article/1',
-      expect: { status: 200, body: ARTICLE_XML, headers: { 'content-type': 'application/xml; charset=utf-8', vary: 'Accept' } },
+      expect: { status: 200, body: ARTICLE_XML, headers: { 'content-type': 'application/xml; charset=utf-8', vary: VARY } },
     },
     { name: 'hello h2', app: 'hello', protocol: 'h2', method: 'GET', path: '/', expect: { status: 200, body: 'Hello World' } },
     {
@@ -72,7 +76,7 @@ export default {
       protocol: 'h2',
       method: 'GET',
       path: '/article/1',
-      expect: { status: 200, body: ARTICLE_XML, headers: { 'content-type': 'application/xml; charset=utf-8', vary: 'Accept' } },
+      expect: { status: 200, body: ARTICLE_XML, headers: { 'content-type': 'application/xml; charset=utf-8', vary: VARY } },
     },
   ],
 };
