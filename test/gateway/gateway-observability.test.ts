@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { pino, type Logger } from 'pino';
 import { runGateway } from '../../src/gateway/index.js';
 import { describe, it } from '../helpers/node-test.js';
 import { send, startOrigin } from './gateway-helpers.js';
+import { captureLogs } from '../helpers/log-capture.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-function capture(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  });
-  const logger = pino({ level: 'info' }, stream) as unknown as Logger;
-  return { logger, lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
-}
 
 describe('roa gateway (runGateway): request ids, access log and /metrics', () => {
   it('forwards the id, answers it (a hit with its own), logs cache outcomes, and serves /metrics to loopback', async () => {
@@ -26,7 +13,7 @@ describe('roa gateway (runGateway): request ids, access log and /metrics', () =>
       res.writeHead(200, { 'Cache-Control': 'max-age=60', 'Content-Type': 'text/plain', 'X-Request-Id': 'origin-echo' });
       res.end('hello');
     });
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const { gateway, address } = await runGateway({ upstream: origin.url, port: 0, logger, metrics: {} });
     const base = { host: '127.0.0.1', port: address.port };
     try {
@@ -69,7 +56,7 @@ describe('roa gateway (runGateway): request ids, access log and /metrics', () =>
 
   it('refuses /metrics to an address outside its allow-list', async () => {
     const origin = await startOrigin((_req, res) => res.end('x'));
-    const { gateway, address } = await runGateway({ upstream: origin.url, port: 0, logger: capture().logger, metrics: { allow: ['10.0.0.0/8'] } });
+    const { gateway, address } = await runGateway({ upstream: origin.url, port: 0, logger: captureLogs().logger, metrics: { allow: ['10.0.0.0/8'] } });
     try {
       const res = await send({ host: '127.0.0.1', port: address.port }, '/metrics');
       assert.equal(res.status, 403);

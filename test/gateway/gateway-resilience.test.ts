@@ -5,21 +5,14 @@
 import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { send, sleep, startGateway, startOrigin } from './gateway-helpers.js';
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { freePort } from '../helpers/ports.js';
 
 describe('gateway upstream failures', () => {
   it('answers 502 problem+json when the origin port is closed', async () => {
-    const gw = await startGateway(`http://127.0.0.1:${await closedPort()}`);
+    const gw = await startGateway(`http://127.0.0.1:${await freePort()}`);
     try {
       for (const method of ['GET', 'POST']) {
         const r = await send(gw.base, '/x', { method, body: method === 'POST' ? 'b' : undefined });

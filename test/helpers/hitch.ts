@@ -2,8 +2,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { Socket } from 'node:net';
+// hitch cannot listen on port 0 and report it: it gets a port the kernel had free a moment ago.
+import { freePort } from './ports.js';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,18 +60,6 @@ export function renderHitchConf(source: string, opts: RenderHitchOptions): strin
 function workerUser(): string | undefined {
   if (userInfo().uid !== 0) return undefined;
   return spawnSync('id', ['_hitch'], { stdio: 'ignore' }).status === 0 ? '_hitch' : 'nobody';
-}
-
-/** A port the kernel had free a moment ago (hitch cannot listen on port 0 and report it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -4,7 +4,8 @@
  * without disturbing the shared one on 6379 that other tests use. Nothing is persisted.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer, Socket, type AddressInfo } from 'node:net';
+import { Socket } from 'node:net';
+import { freePort } from './ports.js';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -15,15 +16,6 @@ process.once('exit', () => {
 /** True when `redis-server` is installed. */
 export function redisServerAvailable(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
-/** A loopback port nobody listens on: bound by the kernel, then released. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Resolves once `PING` on 127.0.0.1:`port` is answered with PONG, or false after `ms`. */

@@ -23,7 +23,8 @@ import pg from 'pg';
 import { describe } from '../helpers/node-test.js';
 import { signRequest } from '../../src/client/index.js';
 import { CLI, roa, roaRunning, stop } from '../helpers/roa-cli.js';
-import { freePort, redisServerAvailable, startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
+import { freePort } from '../helpers/ports.js';
+import { redisServerAvailable, startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
 import { skipReason, suiteNeeding } from '../helpers/services.js';
 import { startVarnish, varnishAvailable, type VarnishInstance } from '../helpers/varnish.js';
 

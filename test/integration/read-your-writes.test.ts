@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from '../helpers/node-test.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
+import { freePort } from '../helpers/ports.js';
 
 const TIMEOUT_MS = 300;
 const article = (title: string) => `<article><title>${title}</title><price currency="eur">9.99</price></article>`;
@@ -38,11 +39,7 @@ async function fakeNode(respond: (req: IncomingMessage, n: number) => number | '
 
 /** A loopback URL nobody listens on: bound by the kernel, then released. */
 async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 /** Polls `check` every 20 ms until it holds or `ms` passed; returns whether it held. */

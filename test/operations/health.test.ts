@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
 import pg from 'pg';
 import { Readiness } from '../../src/operations/readiness.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { describe, it } from '../helpers/node-test.js';
 import { send, startTestService } from '../helpers/service.js';
 import { redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
+import { freePort } from '../helpers/ports.js';
 
 const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const s: Server = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 async function pgReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
@@ -76,7 +67,7 @@ describe('service health probes', () => {
   });
 
   it('says 503 with the reason (development) when Redis is unreachable', async () => {
-    const svc = await startTestService({ redisUrl: `redis://127.0.0.1:${await closedPort()}` });
+    const svc = await startTestService({ redisUrl: `redis://127.0.0.1:${await freePort()}` });
     try {
       const ready = await send(svc.base, 'GET', '/readyz');
       assert.equal(ready.status, 503);

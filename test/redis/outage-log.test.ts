@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
 import { describe, it } from '../helpers/node-test.js';
 import { openRedis } from '../../src/redis/open-redis.js';
 import type { RedisLogger } from '../../src/redis/outage-log.js';
 import type { RedisClientKind } from '../../src/redis/redis-client.js';
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const s: Server = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../helpers/ports.js';
 
 function recorder(): RedisLogger & { lines: Array<{ level: string; obj: Record<string, unknown>; msg: string }> } {
   const lines: Array<{ level: string; obj: Record<string, unknown>; msg: string }> = [];
@@ -26,7 +17,7 @@ function recorder(): RedisLogger & { lines: Array<{ level: string; obj: Record<s
 for (const client of ['node-redis', 'resp'] as RedisClientKind[]) {
   describe(`an unreachable Redis (${client})`, () => {
     it('is logged at warn with the reason once per outage, without the password', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const logger = recorder();
       const redis = openRedis(`redis://roa:s3cret-pw@127.0.0.1:${port}`, { client, logger, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
       try {

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Purger } from '../../src/resources/purger.js';
 import type { PurgerLogger } from '../../src/resources/purger.js';
+import { freePort } from '../helpers/ports.js';
 
 interface Seen {
   method: string;
@@ -65,15 +66,6 @@ async function fakeNode(port = 0): Promise<FakeNode> {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
-}
-
-/** A port that was free a moment ago: nothing listens there, so connections are refused. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 function purger(opts: ConstructorParameters<typeof Purger>[0]): Purger {
@@ -194,7 +186,7 @@ describe('Purger', () => {
 
   it('does not fail on a down node and retries it with backoff until it comes up', async () => {
     const a = await fakeNode();
-    const port = await closedPort();
+    const port = await freePort();
     const log = recordingLogger();
     const p = purger({ nodes: [a.url, `http://127.0.0.1:${port}`], delayedPurgeMs: 0, retryBaseMs: 20, logger: log });
     await p.purge({ urls: ['/article/7'], tags: ['article-7'] });
@@ -245,7 +237,7 @@ describe('Purger', () => {
   });
 
   it('stops retrying at the deadline', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const log = recordingLogger();
     const p = purger({ nodes: [`http://127.0.0.1:${port}`], delayedPurgeMs: 0, retryBaseMs: 20, retryDeadlineMs: 300, logger: log });
     await p.purge({ urls: ['/a'], tags: [] });
@@ -281,7 +273,7 @@ describe('Purger', () => {
 
   it('counts sent, failed, retried and pending', async () => {
     const a = await fakeNode();
-    const port = await closedPort();
+    const port = await freePort();
     const p = purger({ nodes: [a.url, `http://127.0.0.1:${port}`], delayedPurgeMs: 0, retryBaseMs: 1000 });
     assert.deepEqual(p.stats(), { sent: 0, failed: 0, retried: 0, pending: 0 });
     await p.purge({ urls: ['/a', '/b'], tags: ['t'] });
@@ -300,7 +292,7 @@ describe('Purger', () => {
   });
 
   it('close() cancels timers so the process exits promptly', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const purgerUrl = new URL('../../src/resources/purger.ts', import.meta.url).href;
     // A child with a down node (retries pending for 60 s) and a delayed purge scheduled: it
     // exits within the bound only if close() clears every timer and socket.

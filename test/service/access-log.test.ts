@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { describe, it } from '../helpers/node-test.js';
-import { pino, type Logger } from 'pino';
 import { send, startTestService } from '../helpers/service.js';
-
-function capture(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  });
-  const logger: Logger = pino({ level: 'info' }, stream) as unknown as Logger;
-  return { logger, lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
-}
+import { captureLogs } from '../helpers/log-capture.js';
 
 describe('service access log', () => {
   it('logs method, path, status and duration — never credentials or the query string', async () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const svc = await startTestService({ logger });
     try {
       const auth = await svc.addUser('logan', 'editor', 'hunter2-is-secret');

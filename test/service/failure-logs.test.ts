@@ -1,23 +1,10 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
 import { describe, it } from '../helpers/node-test.js';
 import { send, startTestService } from '../helpers/service.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { storeUnavailable } from '../../src/storage/store-errors.js';
 import type { Store } from '../../src/storage/store.js';
-
-function capture(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  });
-  const logger = pino({ level: 'info' }, stream) as unknown as Logger;
-  return { logger, lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
-}
+import { captureLogs } from '../helpers/log-capture.js';
 
 /** A real store whose article reads fail as an unreachable PostgreSQL's would. */
 async function failingStore(): Promise<Store> {
@@ -34,7 +21,7 @@ async function failingStore(): Promise<Store> {
 
 describe('a failing database', () => {
   it('is logged at warn with the reason when the 503 is produced; the access line carries code and reason; it is counted', async () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const svc = await startTestService({ logger, store: await failingStore() });
     try {
       const res = await send(svc.base, 'GET', '/article/some-slug?token=sekrit', { headers: { 'x-request-id': 'db-fail-1' } });

@@ -1,30 +1,17 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
 import { describe, it } from '../helpers/node-test.js';
 import { send, startTestService } from '../helpers/service.js';
+import { captureLogs } from '../helpers/log-capture.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ARTICLE = '<article><title>R</title><price currency="eur">1.00</price></article>';
-
-function capture(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  });
-  const logger = pino({ level: 'info' }, stream) as unknown as Logger;
-  return { logger, lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
-}
 
 /** Lets the 'finish' listeners of answered requests run. */
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 50));
 
 describe('request ids', () => {
   it('are made, kept or replaced on the service, in X-Request-Id and the access log', async () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const svc = await startTestService({ logger });
     try {
       const made = await send(svc.base, 'GET', '/articles/none');
@@ -45,7 +32,7 @@ describe('request ids', () => {
   });
 
   it('pass through the embedded gateway: the same id in both log lines, and a hit answers with its own id', async () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const svc = await startTestService({ logger, gatewayPort: 'ephemeral' });
     try {
       const auth = await svc.addUser('rid', 'editor');

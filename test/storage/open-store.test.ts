@@ -2,20 +2,11 @@
 import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HttpError } from '../../src/errors/http-error.js';
 import { openStore } from '../../src/storage/open-store.js';
-
-/** A 127.0.0.1 port nothing listens on: bound once to learn a free number, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from '../helpers/ports.js';
 
 function unavailable(fragment: string) {
   return (err: unknown) => {
@@ -72,7 +63,7 @@ describe('openStore', () => {
 
   for (const scheme of ['postgres', 'postgresql']) {
     it(`fails fast with a 503 error for an unreachable ${scheme}:// URL, without leaking the password`, async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const started = Date.now();
       await assert.rejects(openStore(`${scheme}://roa:secret@127.0.0.1:${port}/roa`), (err: unknown) => {
         unavailable(`127.0.0.1:${port}`)(err);
