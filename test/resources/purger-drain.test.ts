@@ -1,54 +1,10 @@
 /** @module test/resources/purger-drain — Purger.drain() (graceful shutdown) and Purger.nodeStats() against loopback node:http servers. */
 import { describe, it, afterEach } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Purger } from '../../src/resources/purger.js';
+import { closeFakes, fakeNode, purger } from './fake-cache-node.js';
 import type { PurgerLogger } from '../../src/resources/purger.js';
 
-interface FakeNode {
-  url: string;
-  seen: { url: string; xkey: string | undefined }[];
-  respond: (req: IncomingMessage) => number | 'hang' | Promise<number>;
-}
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function fakeNode(): Promise<FakeNode> {
-  const hung = new Set<ServerResponse>();
-  const node: FakeNode = { url: '', seen: [], respond: () => 200 };
-  const server: Server = createServer((req, res) => {
-    const xkey = req.headers.xkey;
-    node.seen.push({ url: req.url ?? '', xkey: Array.isArray(xkey) ? xkey.join(', ') : xkey });
-    const answer = node.respond(req);
-    if (answer === 'hang') {
-      hung.add(res);
-      return;
-    }
-    void Promise.resolve(answer).then((status) => {
-      res.statusCode = status;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  cleanups.push(async () => {
-    for (const res of hung) res.destroy();
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  });
-  return node;
-}
-
-function purger(opts: ConstructorParameters<typeof Purger>[0]): Purger {
-  const p = new Purger(opts);
-  cleanups.push(() => p.close());
-  return p;
-}
+afterEach(closeFakes);
 
 function recordingLogger(): PurgerLogger & { warns: object[] } {
   const warns: object[] = [];

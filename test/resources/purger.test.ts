@@ -1,78 +1,14 @@
 /** @module test/resources/purger — Purger against real loopback node:http servers standing in for cache nodes. */
 import { describe, it, afterEach } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Purger } from '../../src/resources/purger.js';
 import type { PurgerLogger } from '../../src/resources/purger.js';
 import { freePort } from '../helpers/ports.js';
+import { closeFakes, fakeNode, purger } from './fake-cache-node.js';
 
-interface Seen {
-  method: string;
-  url: string;
-  xkey: string | undefined;
-  at: number;
-}
-
-interface FakeNode {
-  url: string;
-  port: number;
-  seen: Seen[];
-  /** Decides the answer; default 200. 'hang' never answers; a promise answers when it settles. */
-  respond: (req: IncomingMessage) => number | 'hang' | Promise<number>;
-  close(): Promise<void>;
-}
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function fakeNode(port = 0): Promise<FakeNode> {
-  const hung = new Set<ServerResponse>();
-  const node: FakeNode = {
-    url: '',
-    port: 0,
-    seen: [],
-    respond: () => 200,
-    close: async () => {
-      for (const res of hung) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-  const server: Server = createServer((req, res) => {
-    node.seen.push({ method: req.method ?? '', url: req.url ?? '', xkey: header(req, 'xkey'), at: Date.now() });
-    const answer = node.respond(req);
-    if (answer === 'hang') {
-      hung.add(res);
-      return;
-    }
-    void Promise.resolve(answer).then((status) => {
-      res.statusCode = status;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-  node.port = (server.address() as AddressInfo).port;
-  node.url = `http://127.0.0.1:${node.port}`;
-  cleanups.push(() => node.close());
-  return node;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
-
-function purger(opts: ConstructorParameters<typeof Purger>[0]): Purger {
-  const p = new Purger(opts);
-  cleanups.push(() => p.close());
-  return p;
-}
+afterEach(closeFakes);
 
 function recordingLogger(): PurgerLogger & { warns: object[]; errors: object[] } {
   const warns: object[] = [];
