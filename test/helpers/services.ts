@@ -4,6 +4,7 @@
  * on a laptop it skips with a printed reason; under CI=true or ROA_REQUIRE_SERVICES=1 it fails.
  */
 import { Socket } from 'node:net';
+import pg from 'pg';
 import type { createClient } from 'redis';
 import { after, afterEach, before, beforeEach, it, type TestContext } from './node-test.js';
 
@@ -74,6 +75,23 @@ export function suiteNeeding(reason: string | false): SuiteFunctions {
     beforeEach: none as typeof beforeEach,
     afterEach: none as typeof afterEach,
   };
+}
+
+/** The PostgreSQL the tests use: ROA_TEST_PG_URL, else the trust-auth server every machine of ours runs. */
+export const TEST_PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** True when PostgreSQL at `url` (default TEST_PG_URL) takes a connection and answers a query within 3 s. */
+export async function pgReachable(url = TEST_PG_URL): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** The Redis the tests use: REDIS_URL, else the one every machine of ours runs on 6379. */

@@ -25,23 +25,9 @@ import { signRequest } from '../../src/client/index.js';
 import { CLI, roa, roaRunning, stop } from '../helpers/roa-cli.js';
 import { freePort } from '../helpers/ports.js';
 import { redisServerAvailable, startPrivateRedis, type PrivateRedis } from '../helpers/redis-server.js';
-import { skipReason, suiteNeeding } from '../helpers/services.js';
+import { pgReachable, skipReason, suiteNeeding, TEST_PG_URL as PG_URL } from '../helpers/services.js';
 import { startVarnish, varnishAvailable, type VarnishInstance } from '../helpers/varnish.js';
 
-const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 const missing = [
   varnishAvailable() ? undefined : 'varnishd with vmod_xkey (run .ci/install-varnish.sh)',

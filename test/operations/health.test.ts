@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { Readiness } from '../../src/operations/readiness.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { describe, it } from '../helpers/node-test.js';
 import { send, startTestService } from '../helpers/service.js';
-import { redisReachable, skipReason, suiteNeeding, TEST_REDIS_URL } from '../helpers/services.js';
+import { pgReachable, redisReachable, skipReason, suiteNeeding, TEST_PG_URL as PG_URL, TEST_REDIS_URL } from '../helpers/services.js';
 import { freePort } from '../helpers/ports.js';
 
-const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 describe('service health probes', () => {
   it('answers /healthz and /readyz with small no-store JSON, HEAD without a body, other methods 405 with Allow', async () => {

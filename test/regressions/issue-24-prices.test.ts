@@ -11,22 +11,9 @@ import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { describeTarget } from '../../src/storage/postgres/postgres-errors.js';
 import type { Store } from '../../src/storage/store.js';
 import { send, startTestService, type TestService } from '../helpers/service.js';
-import { skipReason, suiteNeeding } from '../helpers/services.js';
+import { pgReachable, skipReason, suiteNeeding, TEST_PG_URL as PG_URL } from '../helpers/services.js';
 
-const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = `roa_test_prices_${randomBytes(5).toString('hex')}`;
-
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 const AMOUNTS = ['12345678901234567890.99', '0.000001', '123456789012345678901234567890.123456789012345678', '1.000000000000000000', '007.50'];
 

@@ -7,28 +7,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe } from '../helpers/node-test.js';
 import { send, startTestService, type SimpleResponse, type TestService } from '../helpers/service.js';
-import { skipReason, suiteNeeding } from '../helpers/services.js';
+import { pgReachable, skipReason, suiteNeeding, TEST_PG_URL as PG_URL } from '../helpers/services.js';
 import { IdempotencyKeys } from '../../src/resources/idempotency.js';
 import { openStore } from '../../src/storage/open-store.js';
 import { describeTarget } from '../../src/storage/postgres/postgres-errors.js';
 import type { Store } from '../../src/storage/store.js';
 
-const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUN = `roa_test_idem_${randomBytes(4).toString('hex')}`;
 const DAY = 24 * 3600_000;
 const BODY = JSON.stringify({ title: 'Tea', price: { amount: '3.50', currency: 'eur' } });
-
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 async function dropSchemas(): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });

@@ -9,12 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe } from '../helpers/node-test.js';
-import { skipReason, suiteNeeding } from '../helpers/services.js';
+import { pgReachable, skipReason, suiteNeeding, TEST_PG_URL as PG_URL } from '../helpers/services.js';
 import { assertPostgresUser, openStore } from '../../src/storage/open-store.js';
 import { describeTarget } from '../../src/storage/postgres/postgres-errors.js';
 import type { Store } from '../../src/storage/store.js';
 
-const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUN = `roa_test_schema_${randomBytes(4).toString('hex')}`;
 const CLI = [join(process.cwd(), 'src', 'cli.ts')];
 const tea = { title: 'Tea', price: { amount: '3.50', currency: 'eur' } };
@@ -40,15 +39,7 @@ async function withClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-async function reachable(): Promise<boolean> {
-  try {
-    return await withClient(async () => true);
-  } catch {
-    return false;
-  }
-}
-
-const skip = skipReason(await reachable(), `PostgreSQL not reachable at ${describeTarget(PG_URL)} (set ROA_TEST_PG_URL)`);
+const skip = skipReason(await pgReachable(), `PostgreSQL not reachable at ${describeTarget(PG_URL)} (set ROA_TEST_PG_URL)`);
 
 describe('PostgreSQL schema isolation', () => {
   const { it, after } = suiteNeeding(skip);

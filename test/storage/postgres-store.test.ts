@@ -7,25 +7,11 @@ import { openStore } from '../../src/storage/open-store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { describeTarget } from '../../src/storage/postgres/postgres-errors.js';
 import { MIGRATIONS } from '../../src/storage/migrations.js';
-import { skipReason, suiteNeeding } from '../helpers/services.js';
+import { pgReachable, skipReason, suiteNeeding, TEST_PG_URL as PG_URL } from '../helpers/services.js';
 import { storeContract } from './store.cases.js';
 
-const PG_URL = process.env.ROA_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** One prefix per run, so parallel runs against one database never collide. */
 const RUN = `roa_test_${randomBytes(5).toString('hex')}`;
-
-async function reachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 /** Drops this run's schemas whose name starts with `prefix`. */
 async function dropSchemas(prefix = RUN): Promise<void> {
@@ -41,7 +27,7 @@ async function dropSchemas(prefix = RUN): Promise<void> {
   }
 }
 
-const skip = skipReason(await reachable(), `PostgreSQL not reachable at ${describeTarget(PG_URL)} (set ROA_TEST_PG_URL)`);
+const skip = skipReason(await pgReachable(), `PostgreSQL not reachable at ${describeTarget(PG_URL)} (set ROA_TEST_PG_URL)`);
 
 storeContract('PostgresStore', async () => {
   const schema = `${RUN}_contract`;
