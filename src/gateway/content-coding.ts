@@ -9,6 +9,7 @@ import type { Transform } from 'node:stream';
 import { brotliDecompressSync, createBrotliDecompress, createGunzip, createInflate, gunzipSync, inflateSync } from 'node:zlib';
 import Negotiator from 'negotiator';
 import { codingOfEtag, identityEtag } from '../http/coded-etag.js';
+import { contentCodingOf, type ContentCoding } from '../http/content-codings.js';
 import { BoundedMap } from '../util/bounded-map.js';
 import type { StoredResponse } from './cache-store.js';
 import { fieldMap, type Field } from './headers.js';
@@ -54,26 +55,20 @@ export function askForGzip(headers: string[]): string[] {
 export function keyedVaryNames(names: string[] | undefined, fields: readonly Field[]): string[] | undefined {
   if (names === undefined || !names.includes('accept-encoding')) return names;
   const coding = fieldMap(fields)['content-encoding'];
-  if (coding !== undefined && decoderFor(coding) === undefined) return names;
+  if (coding !== undefined && contentCodingOf(coding) === undefined) return names;
   const rest = names.filter((n) => n !== 'accept-encoding');
   return rest.length === 0 ? undefined : rest;
 }
 
-type Coding = 'gzip' | 'deflate' | 'br';
-
-function decoderFor(contentEncoding: string): Coding | undefined {
-  const c = contentEncoding.trim().toLowerCase();
-  return c === 'gzip' || c === 'x-gzip' ? 'gzip' : c === 'deflate' ? 'deflate' : c === 'br' ? 'br' : undefined;
-}
 
 /** The coding of a stored or relayed response that this client cannot take as it is, or undefined. */
-function toDecode(req: IncomingMessage, fields: readonly Field[]): Coding | undefined {
+function toDecode(req: IncomingMessage, fields: readonly Field[]): ContentCoding | undefined {
   const client = (req as Marked)[CLIENT];
   if (client === undefined) return undefined;
   let coding: string | undefined;
   for (const f of fields) if (f.lower === 'content-encoding') coding = f.value;
   if (coding === undefined) return undefined;
-  const c = decoderFor(coding);
+  const c = contentCodingOf(coding);
   return c === 'gzip' && client === 'gzip' ? undefined : c;
 }
 

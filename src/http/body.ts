@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { brotliDecompress, gunzip, inflate, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 import { HttpError } from '../errors/http-error.js';
 import { BODY_ABORTED, BODY_SINK, continueIfAwaited, drainUnread, type BodySink, type Request } from './request.js';
+import { contentCodingOf, type ContentCoding } from './content-codings.js';
 
 export interface ReadBodyOptions {
   /** Largest body accepted, in bytes or as `100kb` (default 100 KiB) → 413. */
@@ -304,7 +305,7 @@ function aborted(): HttpError {
  * body that inflates without end (a "zip bomb") costs at most `limit` bytes and gets 413. The
  * coded bytes stay on the request ({@link wireBodyOf}); `req.rawBody` holds the decoded content.
  */
-function decodingInto(req: Request, coding: RequestCoding, limit: number, finish: BodyCallback): BodyCallback {
+function decodingInto(req: Request, coding: ContentCoding, limit: number, finish: BodyCallback): BodyCallback {
   return (err, body) => {
     if (err !== undefined) {
       finish(err);
@@ -334,9 +335,7 @@ export function wireBodyOf(req: Request): Buffer | undefined {
 
 type Decoder = (buf: Buffer, options: ZlibOptions & BrotliOptions, cb: (err: Error | null, result: Buffer) => void) => void;
 
-/** The content codings a request body may have (RFC 9110 §8.4.1); `x-gzip` is gzip's old name (§8.4.1.3). */
-type RequestCoding = 'gzip' | 'deflate' | 'br';
-const DECODERS: Record<RequestCoding, Decoder> = { gzip: gunzip, deflate: inflate, br: brotliDecompress };
+const DECODERS: Record<ContentCoding, Decoder> = { gzip: gunzip, deflate: inflate, br: brotliDecompress };
 
 /** What a 415 for a request coding names as supported (RFC 9110 §12.5.3). */
 export const REQUEST_CODINGS = 'gzip, deflate, br, identity';
@@ -350,17 +349,17 @@ function corrupt(coding: string, cause: Error): HttpError {
  * decoded; anything else, or codings stacked on one another, is refused with 415 and
  * Accept-Encoding naming what works (RFC 9110 §15.5.16).
  */
-function requestCoding(header: string | undefined): RequestCoding | undefined {
+function requestCoding(header: string | undefined): ContentCoding | undefined {
   if (header === undefined) return undefined;
-  let found: RequestCoding | undefined;
+  let found: ContentCoding | undefined;
   let count = 0;
   for (const item of header.split(',')) {
     const c = item.trim().toLowerCase();
     if (c === '' || c === 'identity') continue;
     count++;
-    const known = c === 'x-gzip' ? 'gzip' : c;
-    if (count > 1 || !Object.hasOwn(DECODERS, known)) throw unsupportedCoding(count > 1 ? header.trim() : c);
-    found = known as RequestCoding;
+    const known = contentCodingOf(c);
+    if (count > 1 || known === undefined) throw unsupportedCoding(count > 1 ? header.trim() : c);
+    found = known;
   }
   return found;
 }
