@@ -143,9 +143,10 @@ function render(meta, runs) {
       'between two versions, Basic as the editor (verification cached); a fresh server per run',
     `- Pinning: service and its cache nodes on CPU ${meta.serverCpu}, client on CPU ${meta.clientCpu}`,
     `- Machine: ${meta.machine.cpu}, ${meta.machine.kernel}, node ${meta.machine.node}; load ${meta.loadBefore} before, ${meta.loadAfter} after`,
-    '- Purger defaults as `roa serve` runs it: each write waits for PURGE of 5 URLs + 1 xkey request on every node ' +
-      '(bounded by purgeTimeoutMs 2000), and repeats them 1 s later in the background (purgeDelayMs 1000). Nothing reads ' +
-      'through the caches here, so purges find no entry: this is the cost of the fan-out round trips.',
+    '- Purger defaults as `roa serve` runs it: the embedded gateway is invalidated in process; each other node gets one ' +
+      'batch of PURGEs per event-loop turn (each URL once, every tag in one xkey request) and each write waits for its ' +
+      "batch's answer (bounded by purgeTimeoutMs 2000); the tags are purged again 1 s later (purgeDelayMs 1000). Nothing " +
+      'reads through the caches here, so purges find no entry: this is the cost of the round trips.',
     '',
     '| purging | nodes | PUT/s | p50 ms | p90 ms | p99 ms | CPU µs/PUT | server CPU | other CPU0 | runs | notes |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
