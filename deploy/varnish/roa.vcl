@@ -99,21 +99,25 @@ sub vcl_recv {
         return (pass);
     }
 
-    # roa's article service answers Vary: Accept and produces two media
-    # types, XML (its default) and JSON. Keying the cache on the raw Accept
-    # would store one copy per browser/client spelling, so collapse it to the
-    # type roa would pick: the first of the two the client lists (q-values
-    # are not weighed, unlike roa's embedded gateway; clients list their
-    # preference first in practice), and XML when Accept is absent, */* or
-    # application/* (a browser's text/html,...,application/xml;q=0.9,*/*
-    # gets XML, as from roa itself). RFC 9110 12.5.1. An Accept naming
-    # neither is left alone so roa can answer 406 itself. The lookahead keeps
-    # application/json-seq from counting as JSON.
+    # roa's article service answers Vary: Accept and produces three media
+    # types: XML (its default), JSON and HTML (the browsable pages). Keying
+    # the cache on the raw Accept would store one copy per browser/client
+    # spelling, so collapse it to the type roa would pick: the first of the
+    # three the client lists (q-values are not weighed, unlike roa's embedded
+    # gateway; clients list their preference first in practice), text/* as
+    # HTML, and XML when Accept is absent, */* or application/*. A browser's
+    # text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8 thus
+    # gets HTML, as from roa itself, and curl's */* gets XML. RFC 9110
+    # 12.5.1. An Accept naming none of them is left alone so roa can answer
+    # 406 itself. The lookahead keeps application/json-seq from counting as
+    # JSON and text/html-sandboxed from counting as HTML.
     if (!req.http.Accept || req.http.Accept ~ "^\s*$") {
         set req.http.Accept = "application/xml";
-    } else if (req.http.Accept ~ "(?i)(application/json|application/xml)\s*(;|,|$)") {
+    } else if (req.http.Accept ~ "(?i)(application/json|application/xml|text/html)\s*(;|,|$)") {
         set req.http.Accept = regsub(req.http.Accept,
-            "(?i)^.*?(application/json|application/xml)(?=\s*(;|,|$)).*$", "\1").lower();
+            "(?i)^.*?(application/json|application/xml|text/html)(?=\s*(;|,|$)).*$", "\1").lower();
+    } else if (req.http.Accept ~ "(?i)(^|,)\s*text/\*") {
+        set req.http.Accept = "text/html";
     } else if (req.http.Accept ~ "(?i)(^|,)\s*(\*/\*|application/\*)") {
         set req.http.Accept = "application/xml";
     }

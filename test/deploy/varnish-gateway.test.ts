@@ -177,19 +177,42 @@ describe('Varnish with deploy/varnish/roa.vcl', () => {
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/*;q=0.8' } })).xCache, 'HIT');
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: '' } })).xCache, 'HIT');
 
-    // A browser's Accept lists XML (q=0.9) before anything else roa makes: the XML variant, as from roa.
-    const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-    assert.equal((await send(cache.url, '/article/8', { headers: { accept: browser } })).xCache, 'HIT');
-    // So does axios's default, whose first roa type is JSON.
+    // axios's default names JSON first of roa's types: the JSON copy.
     assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/json, text/plain, */*' } })).xCache, 'HIT');
 
+    // A browser's Accept lists text/html first: the HTML variant, as from roa, stored apart from XML and JSON.
+    const chromium = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7';
+    const firefox = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const html = await send(cache.url, '/article/8', { headers: { accept: chromium } });
+    assert.equal(html.xCache, 'MISS');
+    assert.equal(html.headers.get('content-type'), 'text/html');
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: firefox } })).xCache, 'HIT');
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'text/html' } })).xCache, 'HIT');
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'text/*;q=0.9' } })).xCache, 'HIT');
+    // The other variants are untouched by the HTML one.
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/xml' } })).headers.get('content-type'), 'application/xml');
+    assert.equal((await send(cache.url, '/article/8', { headers: { accept: 'application/json' } })).headers.get('content-type'), 'application/json');
+
     // Nothing roa produces: left as is, so roa can answer 406 (RFC 9110 15.5.7).
-    await send(cache.url, '/article/8', { headers: { accept: 'text/html' } });
     await send(cache.url, '/article/8', { headers: { accept: 'image/png' } });
     await send(cache.url, '/article/8', { headers: { accept: 'application/json-seq' } });
+    await send(cache.url, '/article/8', { headers: { accept: 'text/html-sandboxed' } });
 
     const accepts = origin.seen.filter((s) => s.url === '/article/8').map((s) => s.accept);
-    assert.deepEqual(accepts, ['application/json', 'application/xml', 'text/html', 'image/png', 'application/json-seq']);
+    assert.deepEqual(accepts, ['application/json', 'application/xml', 'text/html', 'image/png', 'application/json-seq', 'text/html-sandboxed']);
+  });
+
+  it('keeps one HTML copy for anonymous readers and never answers a signed-in reader from cache', async () => {
+    const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const signedIn = { accept: browser, authorization: 'Basic YWxpY2U6c2VjcmV0' };
+    assert.equal((await send(cache.url, '/article/11', { headers: { accept: browser } })).xCache, 'MISS');
+    // A signed-in reader's page names the caller and shows their forms: passed, never stored, never a HIT.
+    for (let i = 0; i < 2; i++) assert.equal((await send(cache.url, '/article/11', { headers: signedIn })).xCache, 'MISS');
+    assert.equal((await send(cache.url, '/article/11', { headers: { accept: browser } })).xCache, 'HIT');
+    assert.equal((await send(cache.url, '/article/11', { headers: { accept: 'application/xml' } })).xCache, 'MISS');
+    assert.equal((await send(cache.url, '/article/11', { headers: { accept: 'application/json' } })).xCache, 'MISS');
+    assert.equal((await send(cache.url, '/article/11', { headers: signedIn })).xCache, 'MISS');
+    assert.equal(origin.count('GET', '/article/11'), 6, 'one fill per variant plus every signed-in request');
   });
 
   it('does not store private, no-store or freshness-less responses', async () => {
