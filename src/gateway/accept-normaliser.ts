@@ -6,11 +6,13 @@ import { negotiate } from '../http/accepts.js';
 import { BoundedMap } from '../util/bounded-map.js';
 
 /**
- * The representations roa's article service serves, in its order of preference; the embedded gateway
- * normalises Accept to these. Listing a type the origin cannot produce would turn a browser's
- * Accept (text/html first, then XML, then any) into a 406.
+ * The representations roa's article service serves, in the order its views list them (XML first, the
+ * default for clients that send no Accept or `*\/*`; HTML last, which a browser's Accept still
+ * chooses by its q-values); the embedded gateway normalises Accept to these, so `Vary: Accept`
+ * keeps three copies. Listing a type the origin cannot produce would turn an Accept preferring it
+ * into a 406; leaving out one it produces would send its readers another representation.
  */
-export const ROA_MEDIA_TYPES = ['application/xml', 'application/json'];
+export const ROA_MEDIA_TYPES = ['application/xml', 'application/json', 'text/html'];
 
 /**
  * Returns a function mapping an Accept value to the type the origin would choose among `supported`,

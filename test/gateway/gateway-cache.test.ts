@@ -4,6 +4,7 @@
  */
 import { after, before, describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
+import { ROA_MEDIA_TYPES } from '../../src/gateway/index.js';
 import { send, startGateway, startOrigin, httpDate, type Origin, type Running } from './gateway-helpers.js';
 
 describe('gateway cache', () => {
@@ -153,6 +154,34 @@ describe('gateway Accept normalisation', () => {
       assert.equal(b.body, 'application/json');
       assert.equal(d.body, 'text/html');
       assert.deepEqual(origin.seen.map((r) => r.headers.accept), ['application/json', 'text/html']);
+    } finally {
+      await gw.close();
+      await origin.close();
+    }
+  });
+
+  it("keeps roa's three variants apart (ROA_MEDIA_TYPES): a browser's HTML hits for anonymous readers, never for signed-in ones", async () => {
+    const origin = await startOrigin((req, res) => {
+      res.writeHead(200, { 'Cache-Control': 'public, max-age=60', Vary: 'Accept', 'Content-Type': String(req.headers.accept) });
+      res.end(String(req.headers.accept));
+    });
+    const gw = await startGateway(origin.url, { normaliseAccept: ROA_MEDIA_TYPES });
+    const chromium = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7';
+    const firefox = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    try {
+      const html1 = await send(gw.base, '/article/1', { headers: { Accept: chromium } });
+      const html2 = await send(gw.base, '/article/1', { headers: { Accept: firefox } });
+      const xml1 = await send(gw.base, '/article/1');
+      const xml2 = await send(gw.base, '/article/1', { headers: { Accept: '*/*' } });
+      const json1 = await send(gw.base, '/article/1', { headers: { Accept: 'application/json' } });
+      const json2 = await send(gw.base, '/article/1', { headers: { Accept: 'application/json, text/plain, */*' } });
+      assert.deepEqual([html1, html2, xml1, xml2, json1, json2].map((r) => r.headers['x-cache']), ['MISS', 'HIT', 'MISS', 'HIT', 'MISS', 'HIT']);
+      assert.deepEqual([html2, xml2, json2].map((r) => r.body), ['text/html', 'application/xml', 'application/json']);
+      for (let i = 0; i < 2; i++) {
+        const signedIn = await send(gw.base, '/article/1', { headers: { Accept: chromium, Authorization: 'Basic YWxpY2U6c2VjcmV0' } });
+        assert.equal(signedIn.headers['x-cache'], 'MISS', 'a signed-in page is personal: never from the cache');
+      }
+      assert.equal(origin.seen.length, 5, 'three fills and both signed-in requests');
     } finally {
       await gw.close();
       await origin.close();

@@ -27,10 +27,15 @@ describe('acceptNormaliser', () => {
       ['application/json, text/plain, */*', 'application/json'],
       ['application/json, */*', 'application/json'],
       ['application/*, application/json', 'application/json'],
-      ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'application/xml'],
-      ['text/html, */*;q=0.8', 'application/xml'],
-      ['text/html;q=0.5, application/json;q=0.4', 'application/json'],
+      ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'text/html'],
+      ['text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7', 'text/html'],
+      ['text/html, */*;q=0.8', 'text/html'],
+      ['text/html;q=0.5, application/json;q=0.4', 'text/html'],
       ['text/html', 'text/html'],
+      ['text/*', 'text/html'],
+      ['*/*', 'application/xml'],
+      ['application/*', 'application/xml'],
+      ['application/xml;q=0.9, text/html;q=0.8', 'application/xml'],
     ];
     for (const [accept, expected] of cases) {
       assert.equal(roa(accept), expected, accept);
