@@ -158,6 +158,45 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`,
     ],
   },
+  {
+    id: 7,
+    name: 'oauth1',
+    // OAuth 1.0a (RFC 5849; storage/oauth1-records): consumers, temporary and token credentials. Tokens are
+    // keyed by their SHA-256, secrets sealed (auth/secret-box); times are ms epochs as in `nonces`. Removing
+    // a consumer or a user removes every credential issued to or approved by it.
+    up: (d) => [
+      `CREATE TABLE oauth1_consumers (
+        client_id TEXT PRIMARY KEY,
+        secret TEXT,
+        rsa_public_key TEXT,
+        callbacks TEXT NOT NULL,
+        user_name TEXT REFERENCES users (name) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE oauth1_temporary_credentials (
+        token_hash TEXT PRIMARY KEY,
+        secret TEXT NOT NULL,
+        client_id TEXT NOT NULL REFERENCES oauth1_consumers (client_id) ON DELETE CASCADE,
+        callback TEXT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        verifier_hash TEXT,
+        user_name TEXT REFERENCES users (name) ON DELETE CASCADE
+      )`,
+      `CREATE INDEX oauth1_temporary_credentials_client_id ON oauth1_temporary_credentials (client_id, expires_at)`,
+      `CREATE INDEX oauth1_temporary_credentials_expires_at ON oauth1_temporary_credentials (expires_at)`,
+      `CREATE INDEX oauth1_temporary_credentials_user_name ON oauth1_temporary_credentials (user_name)`,
+      `CREATE TABLE oauth1_token_credentials (
+        token_hash TEXT PRIMARY KEY,
+        secret TEXT NOT NULL,
+        client_id TEXT NOT NULL REFERENCES oauth1_consumers (client_id) ON DELETE CASCADE,
+        user_name TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL,
+        revoked ${d.boolean} NOT NULL DEFAULT ${d.falseValue}
+      )`,
+      `CREATE INDEX oauth1_token_credentials_client_id ON oauth1_token_credentials (client_id)`,
+      `CREATE INDEX oauth1_token_credentials_user_name ON oauth1_token_credentials (user_name)`,
+    ],
+  },
 ];
 
 /** DDL of the bookkeeping table; created before any migration runs. */

@@ -2,6 +2,7 @@
  * @module storage/store
  * The storage contract every adapter (SQLite, PostgreSQL) implements; nothing above `storage/` sees SQL.
  */
+import type { OAuth1Store } from './oauth1-records.js';
 
 export type Role = 'reader' | 'editor' | 'admin';
 
@@ -110,6 +111,8 @@ export type IdempotencyClaimResult =
 
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
+  /** OAuth 1.0a consumers and credentials (storage/oauth1-records). */
+  readonly oauth1: OAuth1Store;
 
   getArticleById(id: number): Promise<Article | undefined>;
   getArticleBySlug(slug: string): Promise<Article | undefined>;
@@ -161,7 +164,7 @@ export interface Store {
   revokeToken(hash: string): Promise<boolean>;
   /** Revokes every token of the family, serialised with rotations of it; returns how many were newly revoked. */
   revokeFamily(familyId: string): Promise<number>;
-  /** Revokes every token issued for the user (after a password change); returns how many were newly revoked. */
+  /** Revokes every token issued for the user, OAuth 1 token credentials too (after a password change); returns how many were newly revoked. */
   revokeUserTokens(userName: string): Promise<number>;
 
   /** Records a nonce until expiresAt (ms epoch); true if it was not seen before (unexpired). Expired rows are pruned opportunistically. */

@@ -11,6 +11,7 @@ import type {
 } from '../store.js';
 import { CLAIM_SQL, rowToClaimResult, type IdempotencyRow } from '../idempotency-rows.js';
 import { describeTarget, mapPgError } from './postgres-errors.js';
+import { PostgresOAuth1 } from './postgres-oauth1.js';
 import type { ArticleRow, ClientRow, TokenRow, UserRow } from './postgres-rows.js';
 import {
   ARTICLE_COLUMNS, CLIENT_COLUMNS, TOKEN_COLUMNS, toArticle, toClient, toToken, toUser, USER_COLUMNS,
@@ -56,6 +57,7 @@ export class PostgresStore implements Store {
   private readonly target: string;
   private lastPrune = 0;
   private closed = false;
+  readonly oauth1 = new PostgresOAuth1({ query: (what, sql, params) => this.q(what, sql, params), tx: (what, fn) => this.tx(what, fn) });
 
   /** Migrates (creating the schema if needed) and returns a ready store; closes the pool on failure. */
   static async open(opts: PostgresStoreOptions): Promise<PostgresStore> {
@@ -277,7 +279,8 @@ export class PostgresStore implements Store {
     return this.tx('revoke tokens', async (c) => {
       // Waits for rotations of this user's families in flight; the UPDATE then sees their successors.
       await lockUser(c, userName, 'exclusive');
-      return (await c.query('UPDATE oauth_tokens SET revoked = TRUE WHERE user_name = $1 AND NOT revoked', [userName])).rowCount ?? 0;
+      const oauth2 = (await c.query('UPDATE oauth_tokens SET revoked = TRUE WHERE user_name = $1 AND NOT revoked', [userName])).rowCount ?? 0;
+      return oauth2 + await PostgresOAuth1.revokeUserIn(c, userName);
     });
   }
 

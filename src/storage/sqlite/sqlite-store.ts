@@ -20,6 +20,7 @@ import { DEFAULT_NONCE_MEMORY_LIMIT, type SqliteNonces } from './sqlite-nonces.j
 import { SqliteNonceLog } from './sqlite-nonce-log.js';
 import { SqliteNonceTable } from './sqlite-nonce-table.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
+import { SqliteOAuth1 } from './sqlite-oauth1.js';
 import { noteTokenWrite, TokenRowCache } from './token-row-cache.js';
 import { HttpError } from '../../errors/http-error.js';
 
@@ -109,6 +110,7 @@ export class SqliteStore implements Store {
   private readonly s: ReturnType<typeof prepareStatements>;
   private readonly nonces: SqliteNonces;
   private readonly idempotency: SqliteIdempotency;
+  readonly oauth1: SqliteOAuth1;
   private nonceBatch: PendingNonce[] | undefined;
   private checkpointer: Worker | undefined;
   /** Token rows reused until the database may have changed (see token-row-cache). */
@@ -141,6 +143,7 @@ export class SqliteStore implements Store {
       this.db = db;
       this.s = prepareStatements(db);
       this.idempotency = new SqliteIdempotency(db);
+      this.oauth1 = new SqliteOAuth1(db, (what, fn) => this.run(what, fn));
       this.nonces = opts.nonceLog === true ? new SqliteNonceLog(db, nonceMemoryLimit) : new SqliteNonceTable(db);
       const dataVersion = db.prepare('PRAGMA data_version').pluck();
       this.tokenRows = new TokenRowCache(() => dataVersion.get() as number);
@@ -320,7 +323,7 @@ export class SqliteStore implements Store {
 
   async revokeUserTokens(userName: string): Promise<number> {
     noteTokenWrite();
-    return this.run('revoke tokens', () => this.s.revokeUserTokens.run(userName).changes);
+    return this.run('revoke tokens', () => this.s.tx(() => this.s.revokeUserTokens.run(userName).changes + this.oauth1.revokeNow({ userName })).immediate());
   }
 
   /**
