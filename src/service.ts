@@ -47,6 +47,7 @@ import { credentialsOverTls } from './middleware/credentials-over-tls.js';
 import { methodOverride } from './middleware/method-override.js';
 import { sameOriginForms } from './middleware/same-origin-forms.js';
 import { urlencoded } from './middleware/urlencoded.js';
+import { stylesheet } from './html/stylesheet.js';
 import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
 import { ARTICLE_SCOPE_LIST } from './resources/article/article-scopes.js';
 import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
@@ -242,6 +243,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Preflights are answered (and logged) before anything authenticates; the OAuth endpoints follow the same rules.
   if (corsOrigins !== undefined) app.use(cors(corsOrigins));
   if (opts.compression !== false) app.use(compression(opts.compression));
+  // The pages' look (html/stylesheet): public, long-cached, before anything authenticates.
+  app.use(stylesheet());
   // Production: credentials over plain HTTP are refused before anything reads, authenticates or
   // stores (after the access log only, so the refusal is logged there too); HSTS on secure answers.
   app.use(credentialsOverTls({ logger }));
