@@ -41,3 +41,20 @@ export { RedisFailureThrottle, type RedisThrottleOptions } from './redis-throttl
 export { OAuthError, type OAuthErrorCode } from './oauth-errors.js';
 export { OAuthTokenService, type OAuthOptions, type OAuthStore } from './oauth-token.js';
 export { createOAuthRouter, type OAuthRouterOptions } from './oauth-router.js';
+export {
+  OAuth1Scheme,
+  verifyOAuth1Request,
+  DEFAULT_OAUTH1_CLOCK_SKEW_MS,
+  DEFAULT_OAUTH1_LIMITS,
+  oauth1Signature,
+  signatureBaseString,
+  type OAuth1Consumer,
+  type OAuth1Credentials,
+  type OAuth1Limits,
+  type OAuth1SchemeOptions,
+  type OAuth1SignatureMethod,
+  type OAuth1TokenCredentials,
+  type OAuth1TokenSecret,
+  type VerifiedOAuth1Request,
+  type VerifyOAuth1Options,
+} from './oauth1/index.js';

@@ -14,8 +14,8 @@ export interface Caller {
   role: Role;
   /** OAuth scopes granted to the token; null means unrestricted (Basic, HMAC act with the user's full role). */
   scopes: string[] | null;
-  scheme: 'basic' | 'hmac' | 'bearer';
-  /** The OAuth client the bearer token was issued to (bearer only). */
+  scheme: 'basic' | 'hmac' | 'bearer' | 'oauth1';
+  /** The OAuth client the bearer token was issued to, or the OAuth 1 client that signed the request. */
   clientId?: string;
 }
 
