@@ -80,7 +80,7 @@ export interface OAuth1Store {
    * they were unexpired, approved and `checkVerifier` accepts the stored verifier hash.
    */
   exchangeTemporaryCredentials(
-    tokenHash: string, nowMs: number, checkVerifier: (verifierHash: string) => boolean, issue: (userName: string) => NewOAuth1TokenCredentials,
+    tokenHash: string, nowMs: number, checkVerifier: (verifierHash: string) => boolean, issue: (approved: OAuth1TemporaryCredentials & { userName: string }) => NewOAuth1TokenCredentials,
   ): Promise<OAuth1Exchange>;
 
   getTokenCredentials(tokenHash: string): Promise<OAuth1TokenCredentials | undefined>;

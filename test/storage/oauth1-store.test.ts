@@ -78,7 +78,7 @@ function contract(name: string, open: () => Promise<{ store: Store; cleanup: () 
 
     it('exchanges approved temporary credentials once, and a wrong verifier or an expired one burns them', async () => {
       const clientId = await consumer();
-      const issue = (userName: string) => ({ tokenHash: uniq('a'), sealedSecret: 'as', clientId, userName });
+      const issue = ({ userName }: { userName: string }) => ({ tokenHash: uniq('a'), sealedSecret: 'as', clientId, userName });
       const ok = await approvedTemporary(clientId);
       const first = await store.oauth1.exchangeTemporaryCredentials(ok, NOW, (v) => v === 'v-' + ok, issue);
       assert.equal(first.status, 'issued');
@@ -102,7 +102,7 @@ function contract(name: string, open: () => Promise<{ store: Store; cleanup: () 
     it('two racing exchanges issue one token', async () => {
       const clientId = await consumer();
       const t = await approvedTemporary(clientId);
-      const issue = (userName: string) => ({ tokenHash: uniq('a'), sealedSecret: 'as', clientId, userName });
+      const issue = ({ userName }: { userName: string }) => ({ tokenHash: uniq('a'), sealedSecret: 'as', clientId, userName });
       const results = await Promise.all([1, 2, 3].map(() => store.oauth1.exchangeTemporaryCredentials(t, NOW, () => true, issue)));
       assert.equal(results.filter((r) => r.status === 'issued').length, 1);
     });
@@ -113,7 +113,7 @@ function contract(name: string, open: () => Promise<{ store: Store; cleanup: () 
       const issued: Record<string, string> = {};
       for (const [key, clientId, user] of [['ann1', c1, 'ann'], ['ann2', c2, 'ann'], ['bob1', c1, 'bob'], ['bob2', c2, 'bob']] as const) {
         const t = await approvedTemporary(clientId, user);
-        const r = await store.oauth1.exchangeTemporaryCredentials(t, NOW, () => true, (userName) => ({ tokenHash: uniq(key), sealedSecret: 's', clientId, userName }));
+        const r = await store.oauth1.exchangeTemporaryCredentials(t, NOW, () => true, ({ userName }) => ({ tokenHash: uniq(key), sealedSecret: 's', clientId, userName }));
         assert.equal(r.status, 'issued');
         issued[key] = r.status === 'issued' ? r.token.tokenHash : '';
       }
@@ -135,7 +135,7 @@ function contract(name: string, open: () => Promise<{ store: Store; cleanup: () 
       const c3 = await consumer();
       await store.createUser({ name: 'cy-' + c3, role: 'reader', passwordHash: 'x' });
       const t = await approvedTemporary(c3, 'cy-' + c3);
-      const r = await store.oauth1.exchangeTemporaryCredentials(t, NOW, () => true, (userName) => ({ tokenHash: uniq('cy'), sealedSecret: 's', clientId: c3, userName }));
+      const r = await store.oauth1.exchangeTemporaryCredentials(t, NOW, () => true, ({ userName }) => ({ tokenHash: uniq('cy'), sealedSecret: 's', clientId: c3, userName }));
       assert.ok(r.status === 'issued');
       await store.removeUser('cy-' + c3);
       assert.equal(await store.oauth1.getTokenCredentials(r.token.tokenHash), undefined);

@@ -81,7 +81,7 @@ export class PostgresOAuth1 implements OAuth1Store {
   }
 
   async exchangeTemporaryCredentials(
-    tokenHash: string, nowMs: number, checkVerifier: (verifierHash: string) => boolean, issue: (userName: string) => NewOAuth1TokenCredentials,
+    tokenHash: string, nowMs: number, checkVerifier: (verifierHash: string) => boolean, issue: (approved: OAuth1TemporaryCredentials & { userName: string }) => NewOAuth1TokenCredentials,
   ): Promise<OAuth1Exchange> {
     return this.db.tx('exchange OAuth 1 temporary credentials', async (c): Promise<OAuth1Exchange> => {
       // The DELETE takes the row: of two racing exchanges, only one gets it back.
@@ -89,7 +89,7 @@ export class PostgresOAuth1 implements OAuth1Store {
       if (row === undefined) return { status: 'refused' };
       const t = toTemporary(row);
       if (t.expiresAtMs <= nowMs || t.verifierHash === null || t.userName === null || !checkVerifier(t.verifierHash)) return { status: 'refused' };
-      const token = issue(t.userName);
+      const token = issue({ ...t, userName: t.userName });
       const inserted = (await c.query<TokenCredentialsRow>(`INSERT INTO oauth1_token_credentials (token_hash, secret, client_id, user_name, created_at)
         VALUES ($1, $2, $3, $4, $5) RETURNING ${TOKEN_CREDENTIALS_COLUMNS}`, [token.tokenHash, token.sealedSecret, token.clientId, token.userName, Date.now()])).rows[0]!;
       return { status: 'issued', token: toTokenCredentials(inserted) };

@@ -87,14 +87,14 @@ export class SqliteOAuth1 implements OAuth1Store {
   }
 
   async exchangeTemporaryCredentials(
-    tokenHash: string, nowMs: number, checkVerifier: (verifierHash: string) => boolean, issue: (userName: string) => NewOAuth1TokenCredentials,
+    tokenHash: string, nowMs: number, checkVerifier: (verifierHash: string) => boolean, issue: (approved: OAuth1TemporaryCredentials & { userName: string }) => NewOAuth1TokenCredentials,
   ): Promise<OAuth1Exchange> {
     return this.run('exchange OAuth 1 temporary credentials', () => this.db.transaction((): OAuth1Exchange => {
       const row = this.s.deleteTemporary!.get(tokenHash) as TemporaryRow | undefined;
       if (row === undefined) return { status: 'refused' };
       const t = toTemporary(row);
       if (t.expiresAtMs <= nowMs || t.verifierHash === null || t.userName === null || !checkVerifier(t.verifierHash)) return { status: 'refused' };
-      const token = issue(t.userName);
+      const token = issue({ ...t, userName: t.userName });
       const createdAt = Date.now();
       this.s.insertToken!.run(token.tokenHash, token.sealedSecret, token.clientId, token.userName, createdAt);
       return { status: 'issued', token: { ...token, createdAt: new Date(createdAt), revoked: false } };
