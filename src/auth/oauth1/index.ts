@@ -11,3 +11,12 @@ export { baseStringUri, normalizeParameters, signatureBaseString } from './base-
 export { oauthDecode, oauthEncode } from './percent-encoding.js';
 export { collectParams, parseOAuthHeader, type OAuth1Param, type OAuth1ParamPlace } from './params.js';
 export { OAUTH1_SIGNATURE_METHODS, oauth1Signature, oauthBodyHash, signingKey, type OAuth1SignatureMethod, type SignatureSecrets } from './signature.js';
+export {
+  openConsumer,
+  openConsumerSecret,
+  openTokenSecret,
+  sealConsumerSecret,
+  sealTokenSecret,
+  storeCredentials,
+  type StoreCredentialsOptions,
+} from './store-credentials.js';
