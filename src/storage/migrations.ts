@@ -197,6 +197,35 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX oauth1_token_credentials_user_name ON oauth1_token_credentials (user_name)`,
     ],
   },
+  {
+    id: 8,
+    name: 'oauth2 authorization codes',
+    // The authorization code flow (auth/oauth-authorize): each client's registered redirect URIs, in
+    // the order given, and the codes, keyed by hash, expiring and used as ms epochs (as `nonces`).
+    // Used codes outlive their expiry a while, so a late replay still revokes the family they issued.
+    up: () => [
+      `CREATE TABLE oauth2_redirect_uris (
+        client_id TEXT NOT NULL REFERENCES oauth_clients (client_id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        uri TEXT NOT NULL,
+        PRIMARY KEY (client_id, uri)
+      )`,
+      `CREATE TABLE oauth2_authorization_codes (
+        hash TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients (client_id) ON DELETE CASCADE,
+        user_name TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE,
+        redirect_uri TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        code_challenge TEXT NOT NULL,
+        family_id TEXT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+      )`,
+      `CREATE INDEX oauth2_authorization_codes_expires_at ON oauth2_authorization_codes (expires_at)`,
+      `CREATE INDEX oauth2_authorization_codes_client_id ON oauth2_authorization_codes (client_id)`,
+      `CREATE INDEX oauth2_authorization_codes_user_name ON oauth2_authorization_codes (user_name)`,
+    ],
+  },
 ];
 
 /** DDL of the bookkeeping table; created before any migration runs. */

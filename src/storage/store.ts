@@ -3,6 +3,7 @@
  * The storage contract every adapter (SQLite, PostgreSQL) implements; nothing above `storage/` sees SQL.
  */
 import type { OAuth1Store } from './oauth1-records.js';
+import type { OAuth2Store } from './oauth2-records.js';
 
 export type Role = 'reader' | 'editor' | 'admin';
 
@@ -57,6 +58,7 @@ export interface User {
 
 export interface OAuthClient {
   clientId: string;
+  /** `''` for a public client (RFC 6749 §2.1: native and browser apps), which has no secret and never authenticates with one. */
   secretHash: string;
   userName: string;
   scopes: string[];
@@ -113,6 +115,8 @@ export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** OAuth 1.0a consumers and credentials (storage/oauth1-records). */
   readonly oauth1: OAuth1Store;
+  /** OAuth 2.0 redirect URIs and authorization codes (storage/oauth2-records). */
+  readonly oauth2: OAuth2Store;
 
   getArticleById(id: number): Promise<Article | undefined>;
   getArticleBySlug(slug: string): Promise<Article | undefined>;

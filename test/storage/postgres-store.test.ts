@@ -55,7 +55,7 @@ describe('PostgresStore', () => {
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema],
       );
       await client.end();
-      assert.deepEqual(rows.map((r) => r.table_name), ['articles', 'idempotency_keys', 'nonces', 'oauth1_consumers', 'oauth1_temporary_credentials', 'oauth1_token_credentials', 'oauth_clients', 'oauth_tokens', 'roa_migrations', 'users']);
+      assert.deepEqual(rows.map((r) => r.table_name), ['articles', 'idempotency_keys', 'nonces', 'oauth1_consumers', 'oauth1_temporary_credentials', 'oauth1_token_credentials', 'oauth2_authorization_codes', 'oauth2_redirect_uris', 'oauth_clients', 'oauth_tokens', 'roa_migrations', 'users']);
     } finally {
       await store.close();
     }

@@ -12,6 +12,7 @@ import type {
 import { CLAIM_SQL, rowToClaimResult, type IdempotencyRow } from '../idempotency-rows.js';
 import { describeTarget, mapPgError } from './postgres-errors.js';
 import { PostgresOAuth1 } from './postgres-oauth1.js';
+import { PostgresOAuth2 } from './postgres-oauth2.js';
 import type { ArticleRow, ClientRow, TokenRow, UserRow } from './postgres-rows.js';
 import {
   ARTICLE_COLUMNS, CLIENT_COLUMNS, TOKEN_COLUMNS, toArticle, toClient, toToken, toUser, USER_COLUMNS,
@@ -58,6 +59,13 @@ export class PostgresStore implements Store {
   private lastPrune = 0;
   private closed = false;
   readonly oauth1 = new PostgresOAuth1({ query: (what, sql, params) => this.q(what, sql, params), tx: (what, fn) => this.tx(what, fn) });
+  readonly oauth2 = new PostgresOAuth2({
+    query: (what, sql, params) => this.q(what, sql, params),
+    tx: (what, fn) => this.tx(what, fn),
+    lockFamily,
+    insertToken: async (c, t) => void (await c.query(INSERT_TOKEN, tokenParams(t))),
+    revokeFamily: async (c, familyId) => void (await c.query(REVOKE_FAMILY, [familyId])),
+  });
 
   /** Migrates (creating the schema if needed) and returns a ready store; closes the pool on failure. */
   static async open(opts: PostgresStoreOptions): Promise<PostgresStore> {

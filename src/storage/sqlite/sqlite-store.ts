@@ -21,6 +21,7 @@ import { SqliteNonceLog } from './sqlite-nonce-log.js';
 import { SqliteNonceTable } from './sqlite-nonce-table.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { SqliteOAuth1 } from './sqlite-oauth1.js';
+import { SqliteOAuth2 } from './sqlite-oauth2.js';
 import { noteTokenWrite, TokenRowCache } from './token-row-cache.js';
 import { HttpError } from '../../errors/http-error.js';
 
@@ -111,6 +112,7 @@ export class SqliteStore implements Store {
   private readonly nonces: SqliteNonces;
   private readonly idempotency: SqliteIdempotency;
   readonly oauth1: SqliteOAuth1;
+  readonly oauth2: SqliteOAuth2;
   private nonceBatch: PendingNonce[] | undefined;
   private checkpointer: Worker | undefined;
   /** Token rows reused until the database may have changed (see token-row-cache). */
@@ -144,6 +146,7 @@ export class SqliteStore implements Store {
       this.s = prepareStatements(db);
       this.idempotency = new SqliteIdempotency(db);
       this.oauth1 = new SqliteOAuth1(db, (what, fn) => this.run(what, fn));
+      this.oauth2 = new SqliteOAuth2(db, (what, fn) => this.run(what, fn));
       this.nonces = opts.nonceLog === true ? new SqliteNonceLog(db, nonceMemoryLimit) : new SqliteNonceTable(db);
       const dataVersion = db.prepare('PRAGMA data_version').pluck();
       this.tokenRows = new TokenRowCache(() => dataVersion.get() as number);
