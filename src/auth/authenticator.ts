@@ -95,7 +95,16 @@ export class Authenticator {
   }
 
   private schemeFor(req: Request): AuthScheme | undefined {
-    for (const scheme of this.schemes) if (scheme.matches(req)) return scheme;
+    for (let i = 0; i < this.schemes.length; i++) {
+      const scheme = this.schemes[i]!;
+      if (!scheme.matches(req)) continue;
+      // Credentials of two schemes in one request (OAuth 1 parameters in the query beside Basic,
+      // say): refused like Authorization + Authentication above, never answered as one of them.
+      for (let j = i + 1; j < this.schemes.length; j++) {
+        if (this.schemes[j]!.matches(req)) throw malformedCredentials(`Send the credentials of one authentication scheme, not ${scheme.name} and ${this.schemes[j]!.name} together`);
+      }
+      return scheme;
+    }
     return undefined;
   }
 

@@ -64,7 +64,8 @@ export class OAuth1Scheme implements AuthScheme {
 
   matches(req: Request): boolean {
     const h = req.headers.authorization;
-    if (h !== undefined) return isOAuthAuthorization(h);
+    if (h !== undefined && isOAuthAuthorization(h)) return true;
+    // Also beside another scheme's Authorization, so the Authenticator refuses the mix.
     const url = req.originalUrl || req.url || '';
     return url.includes('oauth_') && QUERY_OAUTH_RE.test(url);
   }
