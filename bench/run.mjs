@@ -18,7 +18,8 @@ import { killWrk, writeScript } from './lib/wrk.mjs';
  * @typedef {(ctx: { port: number, server: string, request: RequestDef }) => Promise<Prepared | void>} Prepare
  * @typedef {{ name: string, cmd: string, args?: string[], env?: Record<string, string>, cwd?: string, prepare?: Prepare, forRequest?: (request: RequestDef) => Partial<ServerDef> | void }} ServerDef
  * @typedef {{ status?: number, body?: string, json?: unknown, headers?: Record<string, string> }} Expect
- * @typedef {{ name: string, method: string, path: string, body?: string, headers?: Record<string, string>, expect?: Expect, prepare?: Prepare, protocol?: 'http' | 'https' | 'h2' }} RequestDef
+ * @typedef {{ name: string, method: string, path: string, body?: string, headers?: Record<string, string>, expect?: Expect, prepare?: Prepare, protocol?: 'http' | 'https' | 'h2', servers?: string[] }} RequestDef
+ *   `servers`: only these servers of the scenario serve this request (e.g. a page only roa implements); default all.
  * @typedef {{ name: string, description?: string, subject: string, peers?: string[], baseline?: string, servers: ServerDef[], requests: RequestDef[], ca?: Buffer }} Scenario
  */
 
@@ -325,6 +326,7 @@ async function main() {
       const rotated = [...others.slice(k), ...others.slice(0, k)];
       const order = bracket ? [bracket, ...rotated.flatMap((s) => [s, bracket])] : rotated;
       for (const server of order) {
+        if (req.servers && !req.servers.includes(server.name)) continue;
         if (broken.has(server.name)) {
           runs.push({ request: req.name, server: server.name, round, error: broken.get(server.name) });
           continue;

@@ -14,3 +14,25 @@ export function nodeServer(name, script, env = {}, extra = {}) {
 
 /** The XML GET /article/1 answers for the seeded article. */
 export const ARTICLE_XML = '<article><title>Benchmark article</title><price currency="eur">9.99</price></article>';
+
+/** What Chromium sends when it opens a page: roa answers it with the HTML representation (issue 29). */
+export const BROWSER_ACCEPT =
+  'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7';
+
+/**
+ * A `prepare` hook for a server variant that reads as a browser: every request it serves gets the browser's
+ * Accept, and its sanity check expects an HTML page (status as the request expects, text/html) instead of
+ * the XML body. `then` (e.g. a cache warm-up) runs with those headers before the check.
+ * @param {(ctx: { port: number, server: string, request: any }) => Promise<unknown>} [then]
+ */
+export function asBrowser(then) {
+  return async (ctx) => {
+    const headers = { ...ctx.request.headers, Accept: BROWSER_ACCEPT };
+    const request = { ...ctx.request, headers };
+    if (then) await then({ ...ctx, request });
+    return {
+      headers,
+      expect: { status: ctx.request.expect?.status ?? 200, headers: { 'content-type': 'text/html; charset=utf-8' } },
+    };
+  };
+}

@@ -63,13 +63,14 @@ export function serverFor(server, req) {
 /**
  * The request as this run sends it. A `prepare({ port, server, request })` hook of the server (else of the
  * request), optional, runs once per fresh server before the sanity check: it may warm a cache and check it
- * hits, fetch a token (→ `headers`), or supply `script(phase, seconds, { threads, rate })` giving a wrk script per
+ * hits, fetch a token (→ `headers`, which replace the request's), change the sanity check's `expect`, or supply `script(phase, seconds, { threads, rate })` giving a wrk script per
  * window (e.g. a feed of signed requests, each nonce used once; `rate`: the warm-up's req/s, for the window). A hook that throws fails the run.
  */
 async function prepared(req, srv, server, cfg) {
   const hook = server.prepare ?? req.prepare;
   const run = hook ? (await hook({ port: srv.port, server: server.name, request: req })) ?? {} : {};
-  const live = run.headers ? { ...req, headers: run.headers } : req;
+  // A hook may also change what the sanity check expects (a server variant asking for another representation).
+  const live = run.headers || run.expect ? { ...req, ...(run.headers ? { headers: run.headers } : {}), ...(run.expect ? { expect: run.expect } : {}) } : req;
   let fixed;
   const script = async (phase, seconds, rate) => {
     if (run.script) return run.script(phase, seconds, { threads: cfg.threads, rate });

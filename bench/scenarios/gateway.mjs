@@ -3,13 +3,14 @@
  * gateway (service + gateway in one process, as `roa serve` runs), through varnishd with
  * deploy/varnish/roa.vcl, from the service uncached, and from raw node:http sending a fixed body.
  */
-import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
+import { ARTICLE_XML, asBrowser, nodeServer } from '../lib/article-servers.mjs';
 
-/** Fills the cache with one request, then checks the next one is a hit. */
+/** Fills the cache with one request (with the request's headers), then checks the next one is a hit. */
 async function warm({ port, request }) {
   const url = `http://127.0.0.1:${port}${request.path}`;
-  for (let i = 0; i < 2; i++) await (await fetch(url, { signal: AbortSignal.timeout(5000) })).text();
-  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+  const init = () => ({ headers: request.headers ?? {}, signal: AbortSignal.timeout(5000) });
+  for (let i = 0; i < 2; i++) await (await fetch(url, init())).text();
+  const res = await fetch(url, init());
   await res.text();
   if (res.headers.get('x-cache') !== 'HIT') throw new Error(`cache not warm: X-Cache ${res.headers.get('x-cache')}`);
   return {};
@@ -24,7 +25,8 @@ export default {
     'front of the service, started by the server script so it is pinned to CPU 0 too (taskset is inherited; all ' +
     'its threads share that one core) and its CPU counted with the script\'s. service: the roa service, no cache. ' +
     'fixed: raw node:http answering a fixed body with the gateway-hit headers (the ceiling). Entries are fresh ' +
-    'for 60 s (s-maxage), longer than a run.',
+    'for 60 s (s-maxage), longer than a run. gateway-html, varnish-html: the same hits read with a browser\'s Accept ' +
+    '(the HTML page, issue 29).',
   subject: 'gateway',
   peers: ['service', 'fixed', 'varnish'],
   servers: [
@@ -32,6 +34,10 @@ export default {
     nodeServer('varnish', 'articles-roa', { BENCH_VARNISH: '1', BENCH_FRONT: 'varnish' }, { prepare: warm }),
     nodeServer('service', 'articles-roa'),
     nodeServer('fixed', 'fixed'),
+    // Issue 29: the HTML page of the same article from the same caches (a browser's Accept, normalised to
+    // text/html): `--servers gateway,gateway-html --subject gateway-html` gives an HTML hit ÷ an XML hit.
+    nodeServer('gateway-html', 'articles-roa', { BENCH_GATEWAY: '1', BENCH_FRONT: 'gateway' }, { prepare: asBrowser(warm) }),
+    nodeServer('varnish-html', 'articles-roa', { BENCH_VARNISH: '1', BENCH_FRONT: 'varnish' }, { prepare: asBrowser(warm) }),
   ],
   requests: [{ name: 'GET article (hit)', method: 'GET', path: '/article/1', expect: { status: 200, body: ARTICLE_XML } }],
 };

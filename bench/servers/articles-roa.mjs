@@ -7,12 +7,13 @@
  *   BENCH_FRONT=service|gateway|varnish   which port to announce (default: service)
  *   BENCH_REDIS=redis://…  HMAC nonces in Redis instead of the SQLite store
  *   BENCH_TOKEN_FORMAT=jwt access tokens as JWTs (default opaque)
+ *   BENCH_ARTICLES=N       N articles in the store instead of the fixture's one (a page of the collection to render)
  *   BENCH_TLS_CERT, BENCH_TLS_KEY  the public entry over TLS (`tls` of startService: HTTP/2 by ALPN, HTTP/1.1
  *                          otherwise), counting what its connections negotiated (lib/tls-server.mjs)
  */
 import path from 'node:path';
 import { HOST, freePort, port } from '../lib/routes.mjs';
-import { SERVER_KEY, onStop, openSeededStore } from '../lib/fixture.mjs';
+import { EDITOR, SERVER_KEY, onStop, openSeededStore } from '../lib/fixture.mjs';
 import { roa } from '../lib/roa-dist.mjs';
 import { startVarnish } from '../lib/varnish.mjs';
 import { countNegotiated, tlsFromEnv } from '../lib/tls-server.mjs';
@@ -22,6 +23,10 @@ const { startService } = await roa('service.js');
 const { createGateway } = await roa('gateway/index.js');
 
 const seeded = await openSeededStore();
+// Titles with characters every representation escapes (&, <, quotes), so a page costs what real data costs.
+for (let i = 2; i <= Number(env.BENCH_ARTICLES ?? 1); i++) {
+  await seeded.store.createArticle({ title: `Tea & "biscuits" <no. ${i}>`, price: { amount: `${i}.50`, currency: 'eur' } }, EDITOR.name);
+}
 const tls = tlsFromEnv();
 const cleanups = [];
 onStop(async () => {
