@@ -150,7 +150,7 @@ export interface RawReply {
 /** One request with exactly these headers (Host included) and body. */
 export function send(h: Harness, method: string, path: string, headers: Record<string, string>, body?: string): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: h.port, method, path, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port: h.port, method, path, agent: false, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));

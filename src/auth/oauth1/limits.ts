@@ -18,11 +18,19 @@ export const DEFAULT_OAUTH1_LIMITS: Readonly<OAuth1Limits> = Object.freeze({
   protocolValueLength: 4096,
 });
 
-/** The defaults with `overrides` applied; throws at construction for a limit that is not a positive integer. */
-export function oauth1Limits(overrides: Partial<OAuth1Limits> = {}): OAuth1Limits {
-  const limits = { ...DEFAULT_OAUTH1_LIMITS, ...overrides };
+// Limits already checked, so a scheme's per-request calls cost a lookup, not a copy and a loop.
+const CHECKED = new WeakSet<object>([DEFAULT_OAUTH1_LIMITS]);
+
+/**
+ * The defaults with `overrides` applied; throws for a limit that is not a positive integer, so a
+ * scheme built with one fails at construction.
+ */
+export function oauth1Limits(overrides: Partial<OAuth1Limits> = DEFAULT_OAUTH1_LIMITS): OAuth1Limits {
+  if (CHECKED.has(overrides)) return overrides as OAuth1Limits;
+  const limits = Object.freeze({ ...DEFAULT_OAUTH1_LIMITS, ...overrides });
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value <= 0) throw new Error(`OAuth 1 limit ${name} must be a positive integer`);
   }
+  CHECKED.add(limits);
   return limits;
 }

@@ -9,10 +9,10 @@ import { invalidCredentials } from '../errors.js';
 import type { NonceStore } from '../nonce-store.js';
 import type { AuthScheme, Caller } from '../scheme.js';
 import { RecordCache } from '../user-cache.js';
-import type { OAuth1Credentials } from './credentials.js';
-import type { OAuth1Limits } from './limits.js';
+import type { OAuth1Credentials, OAuth1TokenCredentials } from './credentials.js';
+import { oauth1Limits, type OAuth1Limits } from './limits.js';
 import { isOAuthAuthorization } from './params.js';
-import { verifyOAuth1Request } from './verify.js';
+import { verifyOAuth1Request, type VerifyOAuth1Options } from './verify.js';
 
 export interface OAuth1SchemeOptions {
   /** Clients and access tokens (the OAuth 1 storage). */
@@ -49,13 +49,29 @@ export class OAuth1Scheme implements AuthScheme {
   private readonly challengeText: string;
   private readonly records: RecordCache;
   private readonly now: () => number;
+  private readonly limits: OAuth1Limits;
+  private readonly verifyOptions: VerifyOAuth1Options<OAuth1TokenCredentials>;
 
   constructor(private readonly options: OAuth1SchemeOptions) {
+    // Throws for a bad limit here, never per request.
+    this.limits = oauth1Limits(options.limits);
     const realm = options.realm ?? 'roa';
     if (!/^[\x20-\x7e]*$/.test(realm) || realm.includes('"')) throw new Error('OAuth1Scheme: realm must be printable ASCII without quotes');
     this.challengeText = `OAuth realm="${realm}"`;
     this.now = options.now ?? Date.now;
     this.records = new RecordCache(options.store, options.recordTtlMs, this.now);
+    const { credentials } = options;
+    this.verifyOptions = {
+      consumers: (key) => credentials.getConsumer(key),
+      tokens: (token) => credentials.getAccessToken(token),
+      nonces: options.nonces,
+      now: this.now,
+      challenge: this.challengeText,
+      production: options.production ?? process.env.NODE_ENV === 'production',
+      limits: this.limits,
+      ...(options.clockSkewMs !== undefined ? { clockSkewMs: options.clockSkewMs } : {}),
+      ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+    };
   }
 
   challenge(): string {
@@ -71,18 +87,7 @@ export class OAuth1Scheme implements AuthScheme {
   }
 
   async authenticate(req: Request): Promise<Caller> {
-    const { credentials, nonces } = this.options;
-    const verified = await verifyOAuth1Request(req, {
-      consumers: (key) => credentials.getConsumer(key),
-      tokens: (token) => credentials.getAccessToken(token),
-      nonces,
-      now: this.now,
-      challenge: this.challengeText,
-      production: this.options.production ?? process.env.NODE_ENV === 'production',
-      ...(this.options.clockSkewMs !== undefined ? { clockSkewMs: this.options.clockSkewMs } : {}),
-      ...(this.options.limits !== undefined ? { limits: this.options.limits } : {}),
-      ...(this.options.bodyLimit !== undefined ? { bodyLimit: this.options.bodyLimit } : {}),
-    });
+    const verified = await verifyOAuth1Request(req, this.verifyOptions);
     const { consumer, token } = verified;
     const userName = token !== undefined ? token.userName : consumer.userName;
     if (userName === undefined) throw invalidCredentials(this.challengeText, { oauthProblem: 'permission_denied' }, 'This client acts only for users who approved it: sign with an access token');
