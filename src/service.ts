@@ -15,6 +15,8 @@ import { HmacScheme } from './auth/hmac.js';
 import { JwtAccessTokens } from './auth/jwt-keys.js';
 import type { NonceStore } from './auth/nonce-store.js';
 import { createOAuthRouter } from './auth/oauth-router.js';
+import { ConsentPages, consentKey } from './auth/consent/index.js';
+import { createOAuth1Router } from './auth/oauth1-flow/oauth1-router.js';
 import { createRedisNonceStore } from './auth/redis-nonce-store.js';
 import { RedisFailureThrottle } from './auth/redis-throttle.js';
 import type { AuthScheme } from './auth/scheme.js';
@@ -75,6 +77,8 @@ export interface ServiceOptions {
   store?: Store;
   /** Clock (ms epoch) of the Idempotency-Key expiry and running markers; tests move it. Default Date.now. */
   idempotencyClock?: () => number;
+  /** Clock (ms epoch) of OAuth 1.0a timestamps and temporary-credential expiry; tests move it. Default Date.now. */
+  oauth1Clock?: () => number;
   env?: string;
   port?: number;
   host?: string;
@@ -197,7 +201,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // A long-running service checkpoints SQLite's WAL off the event loop.
   store.startBackgroundCheckpoints?.();
   const production = env === 'production';
-  const box = new SecretBox(opts.serverKey ?? loadServerKey({ keyFile: opts.secretKeyFile }).key);
+  const serverKey = opts.serverKey ?? loadServerKey({ keyFile: opts.secretKeyFile }).key;
+  const box = new SecretBox(serverKey);
   // Nonces: Redis when instances share them, else the database (SQLite writes them by group
   // commit, one transaction per event-loop turn). Either survives a restart, so a nonce seen
   // before it stays refused, and neither is bounded by this process's memory.
@@ -261,6 +266,14 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     // Undefined takes the token service's defaults (15 minutes, 30 days).
     accessTokenTtlMs: opts.accessTokenTtlMs,
     refreshTokenTtlMs: opts.refreshTokenTtlMs,
+  }));
+  // OAuth 1.0a (RFC 5849): its endpoints read their own signed forms, and its approval page is the
+  // shared sign-in page, whose password attempts count with Basic's.
+  const consentPages = new ConsentPages({ key: consentKey(serverKey), store, throttle, ...(issuer !== undefined ? { origins: [issuer] } : {}) });
+  app.use(createOAuth1Router({
+    store, box, pages: consentPages, nonces, production,
+    ...(opts.hmacClockSkewMs !== undefined ? { clockSkewMs: opts.hmacClockSkewMs } : {}),
+    ...(opts.oauth1Clock !== undefined ? { now: opts.oauth1Clock } : {}),
   }));
   // A form another site makes a logged-in browser post is refused before it is parsed or
   // overridden (CSRF); the configured issuer is the public origin behind a TLS front end.

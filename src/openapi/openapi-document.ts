@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import { OAUTH_ENDPOINTS } from '../auth/oauth-router.js';
 import { supportedMethods, type ResourceSpec } from '../resources/resource.js';
 import { OPERATIONAL_ENDPOINTS } from './operational-endpoints.js';
+import { oauth1PathItems } from './oauth1-paths.js';
 
 type Json = Record<string, unknown>;
 
@@ -53,6 +54,7 @@ export function buildOpenApiDocument(input: OpenApiInput): Json {
     if (e.jwtOnly === true && input.jwt !== true) continue;
     paths[e.path] = oauthPathItem(e.path, e.method, e.summary);
   }
+  Object.assign(paths, oauth1PathItems());
   for (const e of OPERATIONAL_ENDPOINTS) {
     const op = (method: string): Json => ({
       operationId: `${method.toLowerCase()}${camel(e.path)}`,

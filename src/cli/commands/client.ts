@@ -9,20 +9,24 @@ import { generateClientSecret } from '../../auth/tokens.js';
 import { SERVE_OPTIONS } from '../options.js';
 import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
+import { addOAuth1Consumer, listOAuth1Consumers, oauth1AddOptions, registerClientRevoke } from './client-oauth1.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
 export function registerClient(program: Command): void {
-  const client = program.command('client').description('manage OAuth 2.0 clients');
-  client
+  const client = program.command('client').description('manage OAuth 2.0 and OAuth 1.0a clients');
+  const add = client
     .command('add <client_id>')
     .description('register a client for a user; prints a generated secret once')
-    .requiredOption('--user <name>', 'the user this client acts for (client_credentials grant)')
+    .option('--user <name>', 'the user this client acts for (client_credentials grant; required but for --oauth1)')
     .option('--secret <secret>', 'client secret (generated when omitted)')
     .option('--scopes <scopes>', `space- or comma-separated scopes (default: ${SCOPES.join(' ')})`)
-    .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)')
+    .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)');
+  oauth1AddOptions(add)
     .action(async (clientId: string, flags: Record<string, unknown>) => {
       if (!CLIENT_ID.test(clientId)) throw new Error('a client_id is 1-128 characters of letters, digits, ".", "_", "~" or "-"');
+      if (flags.oauth1 === true) return addOAuth1Consumer(clientId, flags);
+      if (typeof flags.user !== 'string') throw new Error("required option '--user <name>' not specified");
       const scopes = typeof flags.scopes === 'string' ? flags.scopes.split(/[\s,]+/).filter(Boolean) : [...SCOPES];
       if (scopes.length === 0) throw new Error(`--scopes needs at least one scope of ${SCOPES.join(', ')}`);
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
@@ -34,6 +38,7 @@ export function registerClient(program: Command): void {
       const { clientSecret, secretHash } = given === undefined ? generateClientSecret() : { clientSecret: given, secretHash: await hashPassword(given) };
       await withStore(flags.db, async (store) => {
         if (!(await store.getUser(flags.user as string))) throw new Error(`no user named '${String(flags.user)}'`);
+        if (await store.oauth1.getConsumer(clientId)) throw new Error(`an OAuth 1 client named '${clientId}' exists`);
         await store.createClient({ clientId, secretHash, userName: flags.user as string, scopes });
       });
       console.log(`added client ${clientId} for ${String(flags.user)} (${scopes.join(' ')})`);
@@ -46,6 +51,7 @@ export function registerClient(program: Command): void {
     .action(async (flags: Record<string, unknown>) => {
       await withStore(flags.db, async (store) => {
         for (const c of await store.listClients()) console.log(`${c.clientId}\t${c.userName}\t${c.scopes.join(' ')}`);
+        for (const line of await listOAuth1Consumers(store)) console.log(line);
       });
     });
   client
@@ -53,7 +59,9 @@ export function registerClient(program: Command): void {
     .description('remove a client (and its tokens)')
     .option(SERVE_OPTIONS.db.flag, 'database')
     .action(async (clientId: string, flags: Record<string, unknown>) => {
-      if (!(await withStore(flags.db, (store) => store.removeClient(clientId)))) throw new Error(`no client '${clientId}'`);
+      const removed = await withStore(flags.db, async (store) => (await store.removeClient(clientId)) || store.oauth1.removeConsumer(clientId));
+      if (!removed) throw new Error(`no client '${clientId}'`);
       console.log(`removed client ${clientId}`);
     });
+  registerClientRevoke(client);
 }
