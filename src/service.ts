@@ -12,6 +12,8 @@ import { Authenticator } from './auth/authenticator.js';
 import { BasicScheme } from './auth/basic.js';
 import { BearerScheme } from './auth/bearer.js';
 import { HmacScheme } from './auth/hmac.js';
+import { OAuth1Scheme } from './auth/oauth1/oauth1-scheme.js';
+import { storeCredentials } from './auth/oauth1/store-credentials.js';
 import { JwtAccessTokens } from './auth/jwt-keys.js';
 import type { NonceStore } from './auth/nonce-store.js';
 import { createOAuthRouter } from './auth/oauth-router.js';
@@ -226,6 +228,14 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
       ...(opts.hmacClockSkewMs !== undefined ? { clockSkewMs: opts.hmacClockSkewMs } : {}),
     }),
     new BearerScheme({ store, ...(jwt ? { jwt } : {}) }),
+    // OAuth 1.0a signed requests (RFC 5849), always on like the OAuth 2 endpoints: a client must first be registered.
+    new OAuth1Scheme({
+      credentials: storeCredentials(store.oauth1, box),
+      store,
+      nonces,
+      production,
+      ...(opts.hmacClockSkewMs !== undefined ? { clockSkewMs: opts.hmacClockSkewMs } : {}),
+    }),
   ];
   const authenticator = new Authenticator(schemes);
   const metrics = new ServiceMetrics();
