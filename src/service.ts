@@ -42,7 +42,6 @@ import { accessLog, noteFailure } from './middleware/access-log.js';
 import { collectGateway } from './metrics/gateway-collector.js';
 import { metricsResponder } from './metrics/metrics-endpoint.js';
 import { collectPurger } from './metrics/purger-collector.js';
-import { labelled } from './metrics/route-label.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { HttpError, statusOf } from './errors/http-error.js';
 import { compression, type CompressionOptions } from './middleware/compression.js';
@@ -52,6 +51,11 @@ import { methodOverride } from './middleware/method-override.js';
 import { sameOriginForms } from './middleware/same-origin-forms.js';
 import { urlencoded } from './middleware/urlencoded.js';
 import { stylesheet } from './html/stylesheet.js';
+import type { PageCaller } from './html/page.js';
+import { prefersHtml, sendProblemPage } from './html/problem-page.js';
+import { signIn, SIGN_IN_PATH } from './html/sign-in.js';
+import { formEtag } from './middleware/form-etag.js';
+import { multipartForm } from './middleware/multipart-form.js';
 import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
 import { ARTICLE_SCOPE_LIST } from './resources/article/article-scopes.js';
 import { resourceHandler, type ResourceDeps, type ResourceSpec } from './resources/resource.js';
@@ -132,9 +136,12 @@ export interface ServiceOptions {
   tokenFormat?: 'opaque' | 'jwt';
   /** Key file of the JWT signing key (JWT mode); default ./data/jwt-signing-key.json. */
   jwtKeyFile?: string;
-  /** The password grant (first-party clients only; OAuth 2.1 drops it). Default on. */
+  /**
+   * The password grant (first-party clients only; OAuth 2.1 drops it, RFC 9700 §2.4 forbids it).
+   * Default on in development, off in production, where turning it on needs `passwordGrantClients`.
+   */
   passwordGrant?: boolean;
-  /** When set, only these (first-party) clients may use the password grant. Default: every client. */
+  /** When set, only these (first-party) clients may use the password grant. Default: every client (development only). */
   passwordGrantClients?: string[];
   /** Life of OAuth access tokens, ms (default 15 min). */
   accessTokenTtlMs?: number;
@@ -216,6 +223,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Without --issuer, each request's public origin is the issuer (http/public-origin): metadata and
   // JWTs name the origin the client reached, through the gateway or directly.
   const issuer = opts.issuer;
+  const passwordGrant = passwordGrantSetting(opts, production);
   const jwt = opts.tokenFormat === 'jwt' ? await JwtAccessTokens.load({ issuer, keyFile: opts.jwtKeyFile }) : undefined;
   const schemes: AuthScheme[] = [
     new BasicScheme({ store, throttle }),
@@ -263,13 +271,18 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Production: credentials over plain HTTP are refused before anything reads, authenticates or
   // stores (after the access log only, so the refusal is logged there too); HSTS on secure answers.
   app.use(credentialsOverTls({ logger }));
+  // The sign-in and approval page of /oauth/authorize and /oauth1/authorize (auth/consent): its
+  // password attempts count with Basic's; the form's state is sealed with a key derived from the
+  // server key every instance shares.
+  const consentPages = new ConsentPages({ key: consentKey(serverKey), store, throttle, ...(issuer !== undefined ? { origins: [issuer] } : {}) });
   // The OAuth endpoints read their own form (RFC 6749 rules, errors as RFC 6749 §5.2 JSON), so
   // they come before the service's form parser, whose refusals are problem documents.
   app.use(createOAuthRouter({
     store,
     issuer,
     ...(jwt ? { jwt } : {}),
-    passwordGrant: opts.passwordGrant ?? true,
+    consent: consentPages,
+    passwordGrant,
     passwordGrantClients: opts.passwordGrantClients,
     scopesSupported: ARTICLE_SCOPE_LIST,
     throttle,
@@ -278,8 +291,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     refreshTokenTtlMs: opts.refreshTokenTtlMs,
   }));
   // OAuth 1.0a (RFC 5849): its endpoints read their own signed forms, and its approval page is the
-  // shared sign-in page, whose password attempts count with Basic's.
-  const consentPages = new ConsentPages({ key: consentKey(serverKey), store, throttle, ...(issuer !== undefined ? { origins: [issuer] } : {}) });
+  // shared sign-in page.
   app.use(createOAuth1Router({
     store, box, pages: consentPages, nonces, production,
     ...(opts.hmacClockSkewMs !== undefined ? { clockSkewMs: opts.hmacClockSkewMs } : {}),
@@ -290,20 +302,38 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   app.use(sameOriginForms({ origins: opts.issuer !== undefined ? [opts.issuer] : [] }));
   // HTML forms send `_method=PUT|DELETE` in a urlencoded POST body: parse forms first (the raw
   // bytes stay cached for the resource's own parser), then override before routing.
-  app.use(urlencoded({ extended: true }), methodOverride());
+  // Multipart forms too (text fields), and a form's `_etag` becomes If-Match once `_method` made it a PUT or DELETE.
+  app.use(urlencoded({ extended: true }), multipartForm(), methodOverride(), formEtag());
   const deps: ResourceDeps = { authenticator, purger, env };
   const resources = [articleCollectionResource({ store, maxAge: opts.maxAge, idempotencyClock: opts.idempotencyClock }), articleItemResource({ store, maxAge: opts.maxAge })];
-  app.get(OPENAPI_PATH, openapiHandler({ resources, issuer, jwt: jwt !== undefined, passwordGrant: opts.passwordGrant ?? true }));
+  // The browsable API's sign-in link: a Basic challenge only where a browser asks for one.
+  app.get(SIGN_IN_PATH, signIn({ authenticator, production }));
+  app.get(OPENAPI_PATH, openapiHandler({ resources, issuer, jwt: jwt !== undefined, passwordGrant }));
   for (const resource of resources) mountResource(app, resource as ResourceSpec<unknown, unknown>, deps);
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     recordFailure(err, req, res, logger, metrics);
-    sendProblem(req, res, err, { env });
+    // A browser gets the problem as a page (html/problem-page); API clients JSON or XML as before.
+    if (prefersHtml(req.headers.accept)) sendProblemPage(req, res, err, { env, caller: req.locals.caller as PageCaller | undefined, signIn: `${SIGN_IN_PATH}?next=%2Farticles` });
+    else sendProblem(req, res, err, { env });
   });
   const release = async (): Promise<void> => {
     await nonces.close?.();
     await throttle.close?.();
   };
   return { app, store, authenticator, deps, logger, release, readiness, metrics };
+}
+
+/**
+ * The password grant (RFC 6749 §4.3), which RFC 9700 §2.4 says must not be used: in production off
+ * unless asked for, and then only for the clients named (a start-up error otherwise); development
+ * keeps it on for every client unless told otherwise.
+ */
+function passwordGrantSetting(opts: ServiceOptions, production: boolean): boolean {
+  const on = opts.passwordGrant ?? !production;
+  if (on && production && (opts.passwordGrantClients === undefined || opts.passwordGrantClients.length === 0)) {
+    throw new Error('--password-grant on in production needs --password-grant-clients naming the first-party clients allowed it');
+  }
+  return on;
 }
 
 /**
@@ -331,8 +361,8 @@ function makePurger(nodes: string[], opts: ServiceOptions, logger: Logger, local
 /** Registers a resource on every path it declares. */
 export function mountResource<D, I>(app: App, spec: ResourceSpec<D, I>, deps: Parameters<typeof resourceHandler>[1]): void {
   const handler = resourceHandler(spec, deps);
-  // One route per path, so the metrics' `route` label names the pattern the request matched.
-  for (const path of spec.paths) app.all(path, labelled(path, handler));
+  // One route per path, so the metrics' `route` label (req.route.path) names the pattern the request matched.
+  for (const path of spec.paths) app.all(path, handler);
 }
 
 function listen(server: NetServer, port: number, host: string): Promise<AddressInfo> {

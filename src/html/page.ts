@@ -10,7 +10,7 @@
  *   HTML the caller built (escape every value in it with `h()` from html/escape).
  * - `PAGE_HEADERS` / `pageHeaders(extra)` → the flat [name, value, …] list for `writeHead`:
  *   `Content-Type: text/html; charset=utf-8`, `Content-Security-Policy: CONTENT_SECURITY_POLICY`,
- *   `X-Content-Type-Options`, `Referrer-Policy`.
+ *   `X-Content-Type-Options`, `Referrer-Policy` (`PAGE_SECURITY_HEADERS`: the same without Content-Type).
  * - `sendPage(res, status, html, headers?)` → writes a page with those headers and its length
  *   (no body for HEAD when `head` is true).
  * - The stylesheet (html/stylesheet) must be mounted: `app.use(stylesheet())`.
@@ -47,13 +47,15 @@ export interface PageOptions {
  */
 export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** The headers of every page, for `writeHead`. */
-export const PAGE_HEADERS: readonly string[] = Object.freeze([
-  'Content-Type', 'text/html; charset=utf-8',
+/** The security headers of every page (without Content-Type), for `writeHead`. */
+export const PAGE_SECURITY_HEADERS: readonly string[] = Object.freeze([
   'Content-Security-Policy', CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options', 'nosniff',
   'Referrer-Policy', 'same-origin',
 ]);
+
+/** The headers of every page, for `writeHead`. */
+export const PAGE_HEADERS: readonly string[] = Object.freeze(['Content-Type', 'text/html; charset=utf-8', ...PAGE_SECURITY_HEADERS]);
 
 const HEAD_START = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
   + '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

@@ -6,7 +6,8 @@
 import type { WriteCondition } from '../storage/store.js';
 import { parseEtagList, type PreconditionOutcome } from './conditional.js';
 import { notFound, preconditionFailed, type ResourceSetup } from './decisions.js';
-import { baseOf, representationHeaders, sendWritten, withoutField } from './representation.js';
+import { pathnameOf } from '../http/request.js';
+import { baseOf, representationHeaders, sendSeeOther, sendWritten, withoutField } from './representation.js';
 import type { ResourceContext, ResourceSpec, View } from './resource.js';
 
 /** OPTIONS: 200 with the methods this caller may use on this record in `Allow`. */
@@ -19,7 +20,8 @@ export function answerOptions<D>(s: ResourceSetup<D, unknown>, ctx: ResourceCont
   res.end();
 }
 
-function allowedFor<D>(spec: ResourceSpec<D, unknown>, supported: readonly string[], ctx: ResourceContext<D>): string[] {
+/** The methods this caller may use on this record (`Allow` of OPTIONS, and of a page). */
+export function allowedFor<D>(spec: ResourceSpec<D, unknown>, supported: readonly string[], ctx: ResourceContext<D>): string[] {
   return supported.filter((m) => {
     if (m === 'OPTIONS') return true;
     if (spec.permit(m, ctx.caller) !== 'allowed') return false;
@@ -36,8 +38,11 @@ export function sendRepresentation<D>(s: ResourceSetup<D, unknown>, method: stri
   const { res } = ctx;
   const doc = ctx.doc!;
   // One writeHead with every header: cheaper than a setHeader per field on the hottest path.
-  const headers = representationHeaders(spec, doc, view, s.cacheControl);
+  const cacheControl = view.page === undefined ? s.cacheControl : view.page.cacheControl(s.cacheControl, ctx.caller);
+  const headers = representationHeaders(spec, doc, view, cacheControl, ctx.caller);
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers(doc, ctx))) headers.push(k, v);
+  if (view.page !== undefined) headers.push(...view.page.headers);
+  if (view.page !== undefined) ctx.shown = { status: 200, allow: allowedFor(spec, s.supported, ctx), etag: headers[3]!, cacheControl };
   if (s.development) headers.push('X-Roa-Trace', ctx.trace.join(', '));
   if (outcome === 'not-modified') {
     // RFC 9110 §15.4.5: a 304 carries the validators and caching fields, not Content-Type.
@@ -60,6 +65,8 @@ export async function deleteRecord<D>(s: ResourceSetup<D, unknown>, ctx: Resourc
   if (result === 'precondition-failed') throw preconditionFailed();
   await purge(s, ctx.doc!);
   if (s.development) ctx.res.setHeader('X-Roa-Trace', ctx.trace.join(', '));
+  const page = ctx.view?.page;
+  if (page !== undefined) return sendSeeOther(ctx.res, page.afterDelete);
   ctx.res.statusCode = 204;
   ctx.res.end();
 }
@@ -73,6 +80,7 @@ export async function createRecord<D, I>(s: ResourceSetup<D, I>, ctx: ResourceCo
   if (deps.purger && sub.purgeTargets) await deps.purger.purge(sub.purgeTargets(created.doc));
   const subView = sub.views[spec.views.indexOf(view)] ?? sub.views[0]!;
   if (s.development) ctx.res.setHeader('X-Roa-Trace', ctx.trace.join(', '));
+  if (view.page !== undefined) return sendSeeOther(ctx.res, created.location);
   sendWritten(ctx.res, sub, created.doc, subView, ctx as ResourceContext<unknown>, 201, created.location);
 }
 
@@ -86,6 +94,7 @@ export async function replaceRecord<D, I>(s: ResourceSetup<D, I>, ctx: ResourceC
   await purge(s, result.doc);
   if (s.development) ctx.res.setHeader('X-Roa-Trace', ctx.trace.join(', '));
   const created = result.status === 'created';
+  if (view.page !== undefined) return sendSeeOther(ctx.res, created && result.location !== undefined ? result.location : pathnameOf(ctx.req.originalUrl || ctx.req.url || '/'));
   sendWritten(ctx.res, s.spec, result.doc, view, ctx, created ? 201 : 200, created ? result.location : undefined);
 }
 

@@ -74,8 +74,10 @@ function forbidden(caller: Caller | undefined, method: string, scopes: { read: s
 
 /** The view to answer with (406 when the client accepts none); OPTIONS and DELETE send no representation. */
 export function chooseView<D>(s: ResourceSetup<D, unknown>, method: string, ctx: ResourceContext<D>): View<D> {
-  if (method === 'OPTIONS' || method === 'DELETE') return s.spec.views[0]!;
+  if (method === 'OPTIONS') return s.spec.views[0]!;
   const chosen = negotiate(ctx.req.headers.accept, s.offers);
+  // A DELETE sends no representation, so never a 406; the view only says how to answer (a page: 303).
+  if (method === 'DELETE') return s.spec.views[chosen === undefined ? 0 : s.offers.indexOf(chosen)]!;
   if (chosen === undefined) {
     throw new HttpError(406, `Acceptable representations: ${s.offers.join(', ')}`, { code: 'ROA_ERR_NOT_ACCEPTABLE', extensions: { acceptable: s.offers } });
   }
@@ -105,7 +107,7 @@ export function requireOwner<D>(s: ResourceSetup<D, unknown>, method: string, ct
 export function checkPreconditions<D>(s: ResourceSetup<D, unknown>, method: string, ctx: ResourceContext<D>, view: View<D>): PreconditionOutcome {
   const { spec } = s;
   const doc = ctx.doc;
-  const current = doc === undefined ? undefined : validatorsOf(spec, doc, view);
+  const current = doc === undefined ? undefined : validatorsOf(spec, doc, view, ctx.caller);
   const outcome = evaluatePreconditions(method, ctx.req.headers, current, (tags) =>
     doc !== undefined && tags.some((t) => baseOf(t) === spec.validators(doc).etag));
   ctx.trace.push(`precond:${outcome}`);
@@ -129,7 +131,8 @@ export async function readInput<D, I>(s: ResourceSetup<D, I>, ctx: ResourceConte
   trace.push('ctype');
   assertUtf8(req.headers['content-type']);
   const raw = await readRawBody(req, { limit: bodyLimit });
-  const parsed = format.parse(raw);
+  let parsed = format.parse(raw, req.headers['content-type']);
+  if (isThenable(parsed)) parsed = await parsed;
   const input = spec.validate ? spec.validate(parsed) : (parsed as I);
   trace.push('valid');
   return input;

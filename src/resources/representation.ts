@@ -3,6 +3,7 @@
  * The fields that describe a resource's representation: strong ETags per view (RFC 9110 §8.8.3),
  * Last-Modified, Cache-Control, Vary and surrogate keys, and the response a write sends back.
  */
+import type { Caller } from '../auth/scheme.js';
 import { BoundedMap } from '../util/bounded-map.js';
 import type { Response } from '../http/response.js';
 import type { ResourceContext, ResourceSpec, View } from './resource.js';
@@ -20,9 +21,9 @@ export function cacheControlFor<D, I>(spec: ResourceSpec<D, I>): string | undefi
   return `public, max-age=${maxAge}` + (sMaxAge !== undefined ? `, s-maxage=${sMaxAge}` : '');
 }
 
-/** A view's strong ETag: the record's base tag and the view's suffix, quoted. */
-export function quotedEtag(base: string, view: View<unknown>): string {
-  return `"${base}-${view.tag}"`;
+/** A view's strong ETag: the record's base tag and the view's suffix (a page's: per caller), quoted. */
+export function quotedEtag(base: string, view: View<unknown>, caller?: Caller): string {
+  return `"${base}-${view.page === undefined ? view.tag : view.page.tagFor(caller)}"`;
 }
 
 /** The record's base tag inside a representation's ETag: `"abc-x"` → `abc`. */
@@ -32,17 +33,17 @@ export function baseOf(tag: string): string {
   return dash === -1 ? inner : inner.slice(0, dash);
 }
 
-export function validatorsOf<D>(spec: HasValidators<D>, doc: D, view: View<D>): { etag: string; lastModified: Date } {
+export function validatorsOf<D>(spec: HasValidators<D>, doc: D, view: View<D>, caller?: Caller): { etag: string; lastModified: Date } {
   const v = spec.validators(doc);
-  return { etag: quotedEtag(v.etag, view as View<unknown>), lastModified: v.lastModified };
+  return { etag: quotedEtag(v.etag, view as View<unknown>, caller), lastModified: v.lastModified };
 }
 
 /** Headers of a representation, as a flat [name, value, ...] list for writeHead. */
-export function representationHeaders<D, I>(spec: ResourceSpec<D, I>, doc: D, view: View<D>, cacheControl: string | undefined): string[] {
+export function representationHeaders<D, I>(spec: ResourceSpec<D, I>, doc: D, view: View<D>, cacheControl: string | undefined, caller?: Caller): string[] {
   const v = spec.validators(doc);
   const headers = [
     'Content-Type', view.mediaType + '; charset=utf-8',
-    'ETag', quotedEtag(v.etag, view as View<unknown>),
+    'ETag', quotedEtag(v.etag, view as View<unknown>, caller),
     'Last-Modified', httpDate(v.lastModified),
     'Vary', 'Accept',
   ];
@@ -90,4 +91,13 @@ export function withoutField(headers: string[], name: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < headers.length; i += 2) if (headers[i] !== name) out.push(headers[i]!, headers[i + 1]!);
   return out;
+}
+
+/**
+ * The answer to a write chosen with a page (a browser's form post): 303 See Other to `location`
+ * (RFC 9110 §15.4.4), so reloading the result does not post the form again.
+ */
+export function sendSeeOther(res: Response, location: string): void {
+  res.writeHead(303, ['Location', location, 'Content-Length', '0', 'Cache-Control', 'no-store']);
+  res.end();
 }

@@ -28,13 +28,42 @@ export interface View<D> {
   /** Short suffix that makes the strong ETag differ per representation (RFC 9110 §8.8.3). */
   tag: string;
   render(doc: D, ctx: ResourceContext<D>): string;
+  /** Set on a page for people (HTML): what differs from a data view (see PageTraits). */
+  page?: PageTraits;
+}
+
+/**
+ * A page shows who asks and what they may do (forms), so its ETag and caching depend on the caller,
+ * it is told the response it belongs to (`ctx.shown`), and a write chosen with it answers
+ * 303 See Other (RFC 9110 §15.4.4) instead of a representation, as a browser's form post expects.
+ */
+export interface PageTraits {
+  /** The ETag suffix for this caller (instead of `tag`); no `-` in it (resources/representation baseOf). */
+  tagFor(caller: Caller | undefined): string;
+  /** Cache-Control for this caller, given the resource's. */
+  cacheControl(resource: string | undefined, caller: Caller | undefined): string | undefined;
+  /** Headers every page carries besides the representation's (Content-Security-Policy, ...), flat [name, value, …]. */
+  headers: readonly string[];
+  /** Where a DELETE chosen with this page redirects (the collection). */
+  afterDelete: string;
+  /** Renders an error of a request that chose this page (a 422 with the form again); false = the generic problem page. */
+  problem?(err: unknown, ctx: ResourceContext<unknown>): boolean;
+}
+
+/** The response a page is part of: shown on it (status, main headers, the caller's Allow). */
+export interface ShownResponse {
+  status: number;
+  /** Methods this caller may use here, as OPTIONS would answer. */
+  allow: readonly string[];
+  etag: string;
+  cacheControl: string | undefined;
 }
 
 /** One request body format a resource accepts for PUT/POST. */
 export interface BodyFormat {
   mediaType: string;
-  /** Turns bytes into a value; throws HttpError 400 when malformed. */
-  parse(raw: Buffer): unknown;
+  /** Turns bytes into a value (the request's Content-Type given for its parameters, e.g. a boundary); throws HttpError 400 when malformed. */
+  parse(raw: Buffer, contentType?: string): unknown;
 }
 
 /** What a write hands back for the response and for purging. */
@@ -51,6 +80,10 @@ export interface ResourceContext<D> {
   /** The loaded record (undefined when absent or not loaded yet). */
   doc: D | undefined;
   trace: string[];
+  /** The view chosen (set once negotiated). */
+  view?: View<D>;
+  /** Set before a page view renders (PageTraits). */
+  shown?: ShownResponse;
 }
 
 export interface ResourceSpec<D, I = unknown> {
@@ -148,6 +181,7 @@ export function resourceHandler<D, I>(spec: ResourceSpec<D, I>, deps: ResourceDe
     // Only read where the resource opted in: a POST without the header pays one field lookup.
     const idempotencyKey = method === 'POST' && spec.idempotency !== undefined ? parseIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined; // 400
     const view = chooseView(s, method, ctx); // 406
+    ctx.view = view;
     ctx.doc = await spec.load(ctx);
     ctx.trace.push(ctx.doc === undefined ? 'exists:no' : 'exists:yes');
     if (method === 'OPTIONS') return answerOptions(s, ctx);
@@ -165,12 +199,13 @@ export function resourceHandler<D, I>(spec: ResourceSpec<D, I>, deps: ResourceDe
   };
 
   return (req: Request, res: Response, next: NextFunction): void => {
-    const ctx: ResourceContext<D> = { req, res, caller: undefined, doc: undefined, trace: [] };
+    const ctx: ResourceContext<D> = { req, res, caller: undefined, doc: undefined, trace: [], view: undefined, shown: undefined };
     run(ctx).then(
       () => undefined,
       (err: unknown) => {
         if (s.development && !res.headersSent) res.setHeader('X-Roa-Trace', ctx.trace.concat('error').join(', '));
         if (!res.headersSent) res.setHeader('Vary', 'Accept');
+        if (!res.headersSent && ctx.view?.page?.problem?.(err, ctx as ResourceContext<unknown>) === true) return;
         next(err);
       },
     );

@@ -1,6 +1,6 @@
 /**
  * @module resources/article/article-codec
- * The article's representations: XML (default) and JSON, exact decimal prices as text.
+ * The article's representations: XML (default), JSON and HTML (article-html), exact decimal prices as text.
  */
 import { HttpError } from '../../errors/http-error.js';
 import { parseQuery } from '../../http/query.js';
@@ -9,6 +9,8 @@ import { decodeUtf8 } from '../../http/body.js';
 import { parseJson } from '../../http/json-parse.js';
 import { escapeXml, parseXml, type XmlElement } from '../representations/xml.js';
 import type { BodyFormat, View } from '../resource.js';
+import { parseMultipartForm } from '../../http/multipart-form.js';
+import { ARTICLE_HTML_VIEW } from './article-html.js';
 
 /** `<article><title>T</title><price currency="eur">9.99</price></article>` */
 export function articleToXml(a: Article): string {
@@ -23,6 +25,7 @@ export function articleToJson(a: Article): string {
 export const ARTICLE_VIEWS: View<Article>[] = [
   { mediaType: 'application/xml', tag: 'x', render: articleToXml },
   { mediaType: 'application/json', tag: 'j', render: articleToJson },
+  ARTICLE_HTML_VIEW,
 ];
 
 /**
@@ -79,10 +82,20 @@ function jsonBody(raw: Buffer): unknown {
   return parseJson(text);
 }
 
-/** HTML forms: `title=T&price[amount]=9.99&price[currency]=eur` (and `_method` for overrides). */
+/** HTML forms: `title=T&price[amount]=9.99&price[currency]=eur` (and `_method`, `_etag` for overrides). */
 function formBody(raw: Buffer): unknown {
-  const parsed = parseQuery(decodeUtf8(raw));
+  return withoutTransport(parseQuery(decodeUtf8(raw)));
+}
+
+/** The same fields sent as `multipart/form-data` (text fields only: http/multipart-form). */
+function multipartBody(raw: Buffer, contentType: string | undefined): Promise<unknown> {
+  return parseMultipartForm(raw, contentType ?? '').then(withoutTransport);
+}
+
+/** `_method` and `_etag` travel in a form only because a form cannot set the method and If-Match. */
+function withoutTransport(parsed: Record<string, unknown>): Record<string, unknown> {
   delete parsed._method;
+  delete parsed._etag;
   return parsed;
 }
 
@@ -91,4 +104,5 @@ export const ARTICLE_BODIES: BodyFormat[] = [
   { mediaType: 'text/xml', parse: xmlBody },
   { mediaType: 'application/json', parse: jsonBody },
   { mediaType: 'application/x-www-form-urlencoded', parse: formBody },
+  { mediaType: 'multipart/form-data', parse: multipartBody },
 ];

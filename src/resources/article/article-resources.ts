@@ -10,6 +10,7 @@ import { mayModify, rolePolicy } from '../policy.js';
 import { IdempotencyKeys } from '../idempotency.js';
 import type { CreatedSpec, PurgeTarget, ResourceSpec, View } from '../resource.js';
 import { ARTICLE_BODIES, ARTICLE_VIEWS, articleToJson, articleToXml } from './article-codec.js';
+import { BACK_TRAIL_LIMIT, collectionHtmlView, type HtmlArticlePage } from './article-html.js';
 import { parseArticleKey } from './article-keys.js';
 import { ARTICLE_SCOPES } from './article-scopes.js';
 import { validateArticle } from './article-validate.js';
@@ -85,7 +86,7 @@ export function articleItemResource(opts: ArticleResourceOptions): ResourceSpec<
 }
 
 /** One page of the collection. */
-export interface ArticlePage {
+export interface ArticlePage extends HtmlArticlePage {
   items: Article[];
   limit: number;
   next: string | undefined;
@@ -95,14 +96,20 @@ function encodeCursor(afterId: number): string {
   return Buffer.from(JSON.stringify({ a: afterId })).toString('base64url');
 }
 
-function decodeCursor(cursor: string): number {
+/** A cursor: the id the page starts after, and (HTML pages: article-html) the way back. */
+function decodeCursor(cursor: string): { after: number; back: number[] } {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { a?: unknown };
-    if (typeof value.a === 'number' && Number.isSafeInteger(value.a) && value.a >= 0) return value.a;
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { a?: unknown; b?: unknown };
+    const back = value.b ?? [];
+    if (isId(value.a) && Array.isArray(back) && back.length <= BACK_TRAIL_LIMIT && back.every(isId)) return { after: value.a, back };
   } catch {
     // fall through to the 400 below
   }
   throw new HttpError(400, 'Invalid cursor: use the one from the Link header', { code: 'ROA_ERR_BAD_CURSOR' });
+}
+
+function isId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 function parseLimit(value: unknown): number {
@@ -136,6 +143,7 @@ const PAGE_VIEWS: View<ArticlePage>[] = [
       return `{"articles":[${items.join(',')}]${next ? `,"next":${JSON.stringify(next)}` : ''}}`;
     },
   },
+  collectionHtmlView<ArticlePage>(),
 ];
 
 const CREATED: CreatedSpec<Article> = {
@@ -158,19 +166,22 @@ export function articleCollectionResource(opts: ArticleResourceOptions): Resourc
     scopes: ARTICLE_SCOPES,
     permit: policy,
     async load(ctx) {
-      if (ctx.req.method === 'POST') return { items: [], limit: DEFAULT_LIMIT, next: undefined };
+      if (ctx.req.method === 'POST') return { items: [], limit: DEFAULT_LIMIT, next: undefined, after: undefined, back: [] };
       const query = ctx.req.query;
       const limit = parseLimit(query.limit);
-      const afterId = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : undefined;
+      const cursor = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : undefined;
+      const afterId = cursor?.after;
       const rows = await store.listArticles({ limit: limit + 1, ...(afterId !== undefined ? { afterId } : {}) });
       const items = rows.slice(0, limit);
       const more = rows.length > limit;
-      return { items, limit, next: more ? encodeCursor(items[items.length - 1]!.id) : undefined };
+      return { items, limit, next: more ? encodeCursor(items[items.length - 1]!.id) : undefined, after: afterId, back: cursor?.back ?? [] };
     },
     validators(page) {
       const hash = createHash('sha256');
       for (const a of page.items) hash.update(`${a.id}:${a.etag};`);
       hash.update(page.next ?? '');
+      // The way back changes only the HTML page's Previous link, but that is a different page.
+      if (page.back.length > 0) hash.update(`;${page.back.join(',')}`);
       const last = page.items.reduce((t, a) => Math.max(t, a.updatedAt.getTime()), 0);
       return { etag: hash.digest('base64url').slice(0, 22), lastModified: new Date(last) };
     },
