@@ -43,6 +43,11 @@ export class RouterCore {
   declare mergeParams: boolean;
   declare private matcher: Matcher | undefined;
   declare private acceptsFn: Accept | undefined;
+  /**
+   * Set only by roa/express (its `router.param`): runs the param callbacks for a matched layer
+   * with route params, then `done`. `called` is per dispatch, so a value is handled once.
+   */
+  declare paramHook: ParamHook | undefined;
 
   /** Adds middleware, mounted routers or error handlers, optionally under a path prefix. */
   use(...handlers: Array<RequestHandler | RequestHandler[]>): this;
@@ -97,6 +102,8 @@ export class RouterCore {
     let removed = '';
     let slashAdded = false;
     let sync = 0;
+    const paramHook = this.paramHook;
+    let paramsCalled: Record<string, unknown> | undefined;
 
     const next: NextFunction = (err) => {
       let layerError = err === 'route' ? undefined : err;
@@ -185,6 +192,19 @@ export class RouterCore {
       }
       req.params = mergeParams ? mergeParentParams(params!, parentParams) : params!;
       req.next = next;
+      if (paramHook !== undefined && layer.keys.length !== 0) {
+        // roa/express's app.param callbacks run between the match and the layer (Express's process_params).
+        const l = layer, lp = layerPath, p = path, le = layerError;
+        paramHook(l, req, res, (paramsCalled ??= Object.create(null) as Record<string, unknown>), (e) => {
+          if (e) next(le ?? e);
+          else enter(l, lp, p, le);
+        });
+        return;
+      }
+      enter(layer, layerPath, path, layerError);
+    };
+
+    const enter = (layer: Layer, layerPath: string, path: string, layerError: unknown): void => {
       if (layer.route !== undefined) {
         layer.route.dispatch(req, res, next);
         sync = 0;
@@ -296,6 +316,9 @@ function finish(req: Request, res: Response, out: RouterOut, err: unknown, baseU
   out(err, req, res);
 }
 
+/** See RouterCore.paramHook. */
+export type ParamHook = (layer: Layer, req: Request, res: Response, called: Record<string, unknown>, done: (err?: unknown) => void) => void;
+
 /** Where a router hands a request it did not end: a parent's `next`, or the app's final handler (which also takes req and res). */
 export type RouterOut = (err: unknown, req: Request, res: Response) => void;
 
@@ -327,5 +350,6 @@ export function Router(options: RouterOptions = {}): Router {
   router.strict = options.strict === true;
   router.caseSensitive = options.caseSensitive === true;
   router.mergeParams = options.mergeParams === true;
+  router.paramHook = undefined;
   return router;
 }
