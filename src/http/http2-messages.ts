@@ -8,7 +8,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
 import { AWAITING_CONTINUE, continueIfAwaited, initRequest, registerHttp2Request, Request } from './request.js';
-import { registerHttp2Response, Response } from './response.js';
+import { finalHead, registerHttp2Response, Response, type Head } from './response.js';
 
 /** What Request adds to IncomingMessage; node:http2 provides the message part. */
 type RequestConveniences = Omit<Request, keyof IncomingMessage>;
@@ -68,6 +68,8 @@ export class Http2Response extends Http2ServerResponse<Http2Request> {
 
   static initFields(res: Response): void {
     res.locals = {};
+    res.lateFields = undefined;
+    res.headFilter = undefined;
   }
 
   /**
@@ -91,7 +93,9 @@ export class Http2Response extends Http2ServerResponse<Http2Request> {
    * node then sends what is set. A status message is dropped: HTTP/2 has none (RFC 9113 §8.3.2).
    */
   override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | readonly string[], maybeHeaders?: OutgoingHttpHeaders | readonly string[]): this {
-    const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
+    let headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
+    const self = this as unknown as Response;
+    if (self.lateFields !== undefined || self.headFilter !== undefined) headers = finalHead(self, statusCode, headers as Head) as typeof headers;
     if (headers === undefined) return super.writeHead(statusCode);
     if (!Array.isArray(headers) || (headers.length > 0 && Array.isArray(headers[0]))) return super.writeHead(statusCode, headers as OutgoingHttpHeaders);
     const list = headers as readonly string[];

@@ -65,6 +65,10 @@ export class Request extends IncomingMessage {
   declare route: unknown;
   /** The app dispatching this request (Express's `req.app`): its settings, e.g. `env`, apply. */
   declare app: { get(setting: string): unknown } | undefined;
+  /** This request's id (middleware/request-id: kept from X-Request-Id or traceparent, else made); '' until given. */
+  declare id: string;
+  /** `performance.now()` when the access log first saw the request (middleware/access-log); 0 without one. */
+  declare receivedAt: number;
   declare private _query: ParsedQuery | undefined;
   declare private _queryFor: string | undefined;
   /** Only a FastRequest has this field; typed here for http/body, which tests `BODY_SINK in req`. */
@@ -256,6 +260,8 @@ export function initRequest(r: Request): void {
   r.locals = {};
   r.route = undefined;
   r.app = undefined;
+  r.id = '';
+  r.receivedAt = 0;
   fields._query = undefined;
   fields._queryFor = undefined;
   r[AWAITING_CONTINUE] = undefined;

@@ -3,7 +3,7 @@
  * The response object handlers receive: node's ServerResponse plus Express 4's senders, all public
  * node API; `FastResponse` adds the `outHeaders` fast path, which reads a private field.
  */
-import { IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
+import { IncomingMessage, ServerResponse, STATUS_CODES, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import { Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
 import encodeUrl from 'encodeurl';
@@ -15,9 +15,49 @@ import type { Request } from './request.js';
 
 export type HeaderValue = string | number | readonly string[];
 
+/** What writeHead is given for the fields: a flat [name, value, …] list, pairs, an object, or nothing. */
+export type Head = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
+
+/**
+ * Rewrites a response's head just before it is written (compression's `Vary: Accept-Encoding`).
+ * Returns the head to write; a given list or object is not changed in place (it may be shared).
+ */
+export type HeadFilter = (res: Response, status: number, head: Head) => Head;
+
 export class Response extends ServerResponse<Request> {
   /** Per-response values for templates and later handlers (Express's `res.locals`). */
   locals: Record<string, unknown> = {};
+
+  /**
+   * Fields added to the head when it is written (`setLateHeader`). Declared here, like `headFilter`,
+   * so that middleware filling them in changes no response's shape.
+   */
+  lateFields: string[] | undefined = undefined;
+
+  /** The filter middleware installed for this response's head (`addHeadFilter`). */
+  headFilter: HeadFilter | undefined = undefined;
+
+  /**
+   * Adds a field when the head is written, unless the head has one of that name by then. Unlike
+   * setHeader() it keeps node's one-array path for a handler's `writeHead(status, [name, value, …])`:
+   * one field set beforehand makes node take every field of that list through its header map, one
+   * setHeader() each (the request id, set on every request, cost more than the rest of it).
+   */
+  setLateHeader(name: string, value: string): void {
+    (this.lateFields ??= []).push(name, value);
+  }
+
+  /** Runs `filter` on the head when it is written, after the filters added before it. */
+  addHeadFilter(filter: HeadFilter): void {
+    const first = this.headFilter;
+    this.headFilter = first === undefined ? filter : (res, status, head) => filter(res, status, first(res, status, head));
+  }
+
+  override writeHead(statusCode: number, reasonOrHead?: string | Head, head?: Head): this {
+    if (this.lateFields === undefined && this.headFilter === undefined) return writeHeadOf(this, statusCode, reasonOrHead, head);
+    if (typeof reasonOrHead === 'string') return writeHeadOf(this, statusCode, reasonOrHead, finalHead(this, statusCode, head));
+    return writeHeadOf(this, statusCode, finalHead(this, statusCode, reasonOrHead), undefined);
+  }
 
   /** Sets the status code; chainable. */
   status(code: number): this {
@@ -177,6 +217,66 @@ export class Response extends ServerResponse<Request> {
     else this.end(chunk);
     return this;
   }
+}
+
+const nodeWriteHead = ServerResponse.prototype.writeHead as (this: ServerResponse, status: number, reason?: string | Head, head?: Head) => ServerResponse;
+
+function writeHeadOf<R extends ServerResponse>(res: R, status: number, reasonOrHead: string | Head, head: Head): R {
+  if (head !== undefined) nodeWriteHead.call(res, status, reasonOrHead, head);
+  else if (reasonOrHead !== undefined) nodeWriteHead.call(res, status, reasonOrHead);
+  else nodeWriteHead.call(res, status);
+  return res;
+}
+
+/**
+ * The head to write: the response's head filter applied, then its late fields added (each once,
+ * and only where neither the head nor the header map has that name). Consumes both, so a second
+ * writeHead (node refuses it anyway) adds nothing twice. Used by the HTTP/2 response too.
+ */
+export function finalHead(res: Response, status: number, head: Head): Head {
+  const filter = res.headFilter;
+  const late = res.lateFields;
+  res.headFilter = undefined;
+  res.lateFields = undefined;
+  if (filter !== undefined) head = filter(res, status, head);
+  if (late === undefined) return head;
+  if (head === undefined) {
+    const out: string[] = [];
+    for (let i = 0; i < late.length; i += 2) if (!res.hasHeader(late[i]!)) out.push(late[i]!, late[i + 1]!);
+    return out;
+  }
+  if (Array.isArray(head) && !Array.isArray(head[0])) {
+    const list = head as OutgoingHttpHeader[];
+    let out: OutgoingHttpHeader[] | undefined;
+    for (let i = 0; i < late.length; i += 2) {
+      const name = late[i]!;
+      if (listHas(list, name) || res.hasHeader(name)) continue;
+      out ??= list.slice();
+      out.push(name, late[i + 1]!);
+    }
+    return out ?? head;
+  }
+  // Pairs or an object: rare here; the late fields go to the header map, which node merges with them.
+  for (let i = 0; i < late.length; i += 2) {
+    const name = late[i]!;
+    if (!headHas(head, name) && !res.hasHeader(name)) res.setHeader(name, late[i + 1]!);
+  }
+  return head;
+}
+
+/** Whether a flat [name, value, …] list names the field (case-insensitively). */
+function listHas(list: readonly OutgoingHttpHeader[], name: string): boolean {
+  for (let i = 0; i < list.length; i += 2) {
+    const n = list[i];
+    if (typeof n === 'string' && n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
+  }
+  return false;
+}
+
+function headHas(head: OutgoingHttpHeaders | OutgoingHttpHeader[], name: string): boolean {
+  const lower = name.toLowerCase();
+  if (Array.isArray(head)) return (head as unknown as OutgoingHttpHeader[][]).some((pair) => String(pair[0]).toLowerCase() === lower);
+  return Object.keys(head).some((k) => k.toLowerCase() === lower);
 }
 
 /**

@@ -1,33 +1,16 @@
 /**
  * @module metrics/route-label
- * The route pattern a request matched (`/article/:key`), set by the handler mounted on it and read
- * once its response finishes: the metrics' `route` label, bounded by the routes, never the raw path.
+ * The route pattern a request matched (`/article/:key`), read once its response finishes: the
+ * metrics' `route` label, bounded by the routes, never the raw path. The router records the route
+ * it dispatched to as `req.route` (as Express does), so nothing is added per request for it.
  */
-import type { NextFunction, Request } from '../http/request.js';
-import type { Response } from '../http/response.js';
-
-const ROUTE = Symbol('roa.routeLabel');
-
-type Labelled = Request & { [ROUTE]?: string };
-
-/** Records the pattern `req` matched. */
-export function setRouteLabel(req: Request, pattern: string): void {
-  (req as Labelled)[ROUTE] = pattern;
-}
-
-/** The pattern `req` matched, or undefined when no labelled route answered it. */
-export function routeLabelOf(req: Request): string | undefined {
-  return (req as Labelled)[ROUTE];
-}
+import type { Request } from '../http/request.js';
 
 /**
- * Wraps a route handler so that the requests it answers are labelled with `pattern`.
- * @example
- *   app.all('/article/:key', labelled('/article/:key', handler));
+ * The string pattern of the route that handled `req`, or undefined when no route did (middleware
+ * alone, no match) or its path is a RegExp or a list (one route mounted on several paths).
  */
-export function labelled(pattern: string, handler: (req: Request, res: Response, next: NextFunction) => void): (req: Request, res: Response, next: NextFunction) => void {
-  return (req, res, next) => {
-    (req as Labelled)[ROUTE] = pattern;
-    handler(req, res, next);
-  };
+export function routeLabelOf(req: Request): string | undefined {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : undefined;
 }

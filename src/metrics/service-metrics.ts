@@ -12,7 +12,7 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 
 /** The route label of a request no route answered. */
 export const UNMATCHED_ROUTE = 'unmatched';
-/** The route label of a request answered outside the resources (OAuth endpoints, /metrics). */
+/** The route label of a request answered by middleware, or by a route whose path is not one string pattern. */
 export const OTHER_ROUTE = 'other';
 
 /** Error codes counted as database errors (storage/store-errors). */

@@ -14,7 +14,6 @@ import { routeLabelOf } from '../metrics/route-label.js';
 import { OTHER_ROUTE, UNMATCHED_ROUTE, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { assignRequestId } from './request-id.js';
 
-const START = Symbol('roa.accessLogStart');
 const FAILURE = Symbol('roa.failure');
 
 /** Why a request failed with a 5xx, for its access log line: a stable code and a reason without credentials. */
@@ -24,7 +23,6 @@ export interface Failure {
 }
 
 type Tracked = Response & { [FAILURE]?: Failure };
-type Timed = Request & { [START]?: number };
 
 /** Records why `res` is failing (called where the 5xx is produced); its access log line carries it. */
 export function noteFailure(res: Response, failure: Failure): void {
@@ -52,8 +50,8 @@ export function accessLog(logger: Logger, opts: AccessLogOptions = {}) {
   const metrics = opts.metrics;
   // One listener for every request: the response is `this`, its request `this.req`.
   function finished(this: Response): void {
-    const req = this.req as unknown as Timed;
-    const ms = performance.now() - (req[START] ?? 0);
+    const req = this.req;
+    const ms = performance.now() - req.receivedAt;
     const status = this.statusCode;
     const method = req.originalMethod ?? req.method ?? 'GET';
     metrics?.observeRequest(routeLabelOf(req) ?? (status === 404 ? UNMATCHED_ROUTE : OTHER_ROUTE), method, status, ms / 1000);
@@ -77,7 +75,7 @@ export function accessLog(logger: Logger, opts: AccessLogOptions = {}) {
       return;
     }
     assignRequestId(req, res);
-    (req as Timed)[START] = performance.now();
+    req.receivedAt = performance.now();
     // 'on', not 'once': a response finishes once, and once() would wrap the listener per request.
     res.on('finish', finished);
     next();

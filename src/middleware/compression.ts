@@ -9,10 +9,11 @@ import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import Negotiator from 'negotiator';
 import { append as appendVary } from 'vary';
 import { parseByteLimit } from '../http/body.js';
+import isCompressible from 'compressible';
 import { mediaTypeOf } from '../http/mime.js';
 import { codedEtag, codingOfEtag, identityEtag, withoutCodingSuffixes, type ResponseCoding } from '../http/coded-etag.js';
 import type { NextFunction, Request } from '../http/request.js';
-import type { Response } from '../http/response.js';
+import type { Head, Response } from '../http/response.js';
 import { BoundedMap } from '../util/bounded-map.js';
 import { compress, compressSync, type CodingLevels } from './compress-body.js';
 
@@ -44,7 +45,6 @@ interface Coding {
   codedConditional: boolean;
 }
 
-type Head = OutgoingHttpHeaders | OutgoingHttpHeader[];
 type WriteHead = (this: Response, status: number, reason?: string | Head, headers?: Head) => Response;
 type Write = Response['write'];
 type End = Response['end'];
@@ -98,10 +98,9 @@ export function compression(options: CompressionOptions = {}) {
       h['if-none-match'] = plain;
     }
     if (offered === undefined) {
-      // Identity for this request (no Accept-Encoding, the benchmarks' case): only Vary to add,
-      // by a shared function rather than closures made per request.
-      (res as VaryOnly)[PLAIN_WRITE_HEAD] = res.writeHead as unknown as WriteHead;
-      res.writeHead = writeHeadWithVary as unknown as Response['writeHead'];
+      // Identity for this request (no Accept-Encoding, the benchmarks' case): only Vary to add, by
+      // a shared filter in the response's own slot (no closure, no field added to the response).
+      res.addHeadFilter(varyForIdentity);
       next();
       return;
     }
@@ -196,18 +195,9 @@ export function compression(options: CompressionOptions = {}) {
   }
 }
 
-const PLAIN_WRITE_HEAD = Symbol('roa.plainWriteHead');
-type VaryOnly = Response & { [PLAIN_WRITE_HEAD]: WriteHead };
-
-/** writeHead for an identity response: `Vary: Accept-Encoding` on compressible ones and on 304 (§15.4.5). */
-function writeHeadWithVary(this: VaryOnly, status: number, reason?: string | Head, headers?: Head): Response {
-  if (typeof reason !== 'string') {
-    headers = reason;
-    reason = undefined;
-  }
-  if (status === 304 || (status >= 200 && status !== 204)) headers = withVary(this, status, headers);
-  const writeHead = this[PLAIN_WRITE_HEAD];
-  return reason === undefined ? writeHead.call(this, status, headers) : writeHead.call(this, status, reason, headers);
+/** Head filter of an identity response: `Vary: Accept-Encoding` on compressible ones and on 304 (§15.4.5). */
+function varyForIdentity(res: Response, status: number, head: Head | undefined): Head | undefined {
+  return status === 304 || (status >= 200 && status !== 204) ? withVary(res, status, head) : head;
 }
 
 /**
@@ -329,17 +319,16 @@ function toBuffer(chunk: unknown, encoding: unknown): Buffer {
   return Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
 }
 
-// Text, XML and JSON (problem+json included): what compresses well. Images, archives and
-// octet-streams are compressed already or opaque. (mime-db's `compressible` flag, which Express's
-// compression reads, says the same for these.)
-const COMPRESSIBLE = /^(?:text\/|application\/(?:json|xml|javascript|x-www-form-urlencoded)$|[^/]+\/[^;]*\+(?:json|xml|text)$)/;
-const compressibleMemo = new BoundedMap<string, boolean>(128);
+// mime-db's `compressible` flag (text, XML, JSON, +json/+xml types), which Express's compression
+// reads too; an unknown type is left alone. Responses carry few distinct Content-Types: the answer
+// is remembered per value.
+const compressibleMemo = new BoundedMap<string, boolean>(256);
 
 function compressibleType(type: string | undefined): boolean {
   if (type === undefined) return false;
   let yes = compressibleMemo.get(type);
   if (yes === undefined) {
-    yes = COMPRESSIBLE.test(mediaTypeOf(type));
+    yes = isCompressible(mediaTypeOf(type)) === true;
     compressibleMemo.set(type, yes);
   }
   return yes;

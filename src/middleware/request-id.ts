@@ -7,13 +7,6 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 
-declare module '../http/request.js' {
-  interface Request {
-    /** This request's id (middleware/request-id): kept from X-Request-Id or traceparent, else made. */
-    id: string;
-  }
-}
-
 /**
  * A kept X-Request-Id: 1 to 128 characters from a set safe in a header, a log line and a URL
  * (letters, digits and `- _ . : / + = @`). Anything else (spaces, quotes, control characters, a
@@ -65,7 +58,8 @@ export function assignRequestId(req: Request, res: Response): string {
   const h = req.headers;
   const id = requestIdOf(h['x-request-id'], h.traceparent);
   req.id = id;
-  res.setHeader('X-Request-Id', id);
+  // Added with the head, not now: see Response.setLateHeader.
+  res.setLateHeader('X-Request-Id', id);
   return id;
 }
 
