@@ -129,7 +129,7 @@ application.handle = function handle(this: ExpressApp, req: IncomingMessage, res
   const router = this._router;
   const out = callback ?? finalOut(this);
   if (router === undefined) {
-    (out as NextFunction)();
+    (out as (err: unknown, req: Request, res: Response) => void)(undefined, req as Request, res as Response);
     return;
   }
   router.handle(req as Request, res as Response, out as NextFunction);

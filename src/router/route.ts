@@ -63,7 +63,7 @@ export class Route {
   /** Runs the handlers that apply to `req.method`, in order; `next('route')` leaves the route. */
   dispatch(req: Request, res: Response, done: NextFunction): void {
     const stack = this.stack;
-    let method = lowerMethod(req.method ?? 'GET');
+    let method = req.method === undefined ? '' : lowerMethod(req.method);
     if (method === 'head' && !this.methods.head) method = 'get';
     req.route = this;
     // Common case: one handler for the method. Its `next` is the router's own, which treats

@@ -126,8 +126,14 @@ export class RouterCore {
         setImmediate(next, err);
         return;
       }
+      // Without a URL there is nothing to match (Express 4 hands such a request straight on).
+      if (!req.url) {
+        finish(req, res, out, layerError, parentUrl, parentNext, parentParams, undefined);
+        return;
+      }
       // Read per step: methodOverride() may change req.method, and any layer req.url.
-      const method = req.method ?? 'GET';
+      // A request without a method matches only middleware and `all` routes, as in Express 4.
+      const method = req.method ?? '';
       cursor.follow(pathnameOf(req.url ?? '/'), method);
       const path = cursor.path;
 
