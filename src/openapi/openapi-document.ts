@@ -147,6 +147,11 @@ function resourcePathItem(spec: ResourceSpec<unknown, unknown>, path: string, pa
   };
   if (params.length > 0) item.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   const views = spec.views.map((v) => v.mediaType);
+  // A write chosen with a page (HTML) answers 303, so only the data views describe write responses.
+  const dataViews = spec.views.filter((v) => v.page === undefined).map((v) => v.mediaType);
+  const seeOther = spec.views.some((v) => v.page !== undefined)
+    ? { description: 'See Other: a client preferring text/html (a browser\'s form) is sent to the written resource, or to the collection after DELETE', headers: { Location: { schema: { type: 'string' } } } }
+    : undefined;
   const bodies = (spec.bodies ?? []).map((b) => b.mediaType);
   for (const method of supportedMethods(spec)) {
     const safe = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
@@ -162,16 +167,17 @@ function resourcePathItem(spec: ResourceSpec<unknown, unknown>, path: string, pa
     } else if (method === 'OPTIONS') {
       ok['200'] = { description: 'The methods this caller may use, in Allow', headers: { Allow: { schema: { type: 'string' } } } };
     } else if (method === 'PUT') {
-      ok['200'] = { description: 'Replaced', headers: { ETag: ETAG }, content: content(views) };
-      ok['201'] = { description: 'Created at this URL', headers: { ETag: ETAG, Location: LOCATION }, content: content(views) };
+      ok['200'] = { description: 'Replaced', headers: { ETag: ETAG }, content: content(dataViews) };
+      ok['201'] = { description: 'Created at this URL', headers: { ETag: ETAG, Location: LOCATION }, content: content(dataViews) };
     } else if (method === 'POST') {
-      const created = (spec.created?.views ?? spec.views).map((v) => v.mediaType);
+      const created = (spec.created?.views ?? spec.views).filter((v) => v.page === undefined).map((v) => v.mediaType);
       const headers: Json = { ETag: ETAG, Location: LOCATION };
       if (spec.idempotency !== undefined) headers['Idempotent-Replayed'] = { description: '`true` when this answers a retry with the same Idempotency-Key again', schema: { type: 'string', enum: ['true'] } };
       ok['201'] = { description: 'Created', headers, content: content(created) };
     } else if (method === 'DELETE') {
       ok['204'] = { description: 'Deleted' };
     }
+    if (seeOther !== undefined && (method === 'PUT' || method === 'POST' || method === 'DELETE')) ok['303'] = seeOther;
     if (method === 'PUT' || method === 'POST') op.requestBody = { required: true, content: content(bodies) };
     if (method === 'POST' && spec.idempotency !== undefined) op.parameters = [IDEMPOTENCY_KEY];
     if (method === 'PUT' || method === 'DELETE') op.parameters = [IF_MATCH];

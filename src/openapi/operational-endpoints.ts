@@ -1,7 +1,8 @@
 /**
  * @module openapi/operational-endpoints
  * The endpoints that are not resources or OAuth: the probes and metrics (middleware, so no router
- * walk finds them) and this description itself. test/openapi probes each one on a running service.
+ * walk finds them), this description itself, and the browsable API's sign-in link and stylesheet.
+ * test/openapi probes each one on a running service.
  */
 
 /** One answer of an operational endpoint. */
@@ -20,6 +21,9 @@ export interface OperationalEndpoint {
   /** Answered by a middleware ahead of the router (true), or a route the router walk sees. */
   middleware: boolean;
 }
+
+import { SIGN_IN_PATH } from '../html/sign-in.js';
+import { STYLESHEET_PATH } from '../html/stylesheet.js';
 
 const PROBE_JSON = 'application/json';
 const PROBLEM = 'application/problem+json';
@@ -60,5 +64,23 @@ export const OPERATIONAL_ENDPOINTS: readonly OperationalEndpoint[] = [
     summary: 'This OpenAPI 3.1 description',
     responses: { 200: { description: 'The description', mediaType: 'application/json' } },
     middleware: false,
+  },
+  {
+    path: SIGN_IN_PATH,
+    methods: ['GET', 'HEAD'],
+    summary: 'Sign in to the browsable API (?next=/local/path): 401 with a Basic challenge until the browser sends valid credentials, then 303 to next',
+    responses: {
+      303: { description: 'Signed in: back to next (a local path, else /articles)' },
+      401: { description: 'The Basic challenge: the browser asks for a name and password', mediaType: 'text/html' },
+      403: { description: 'Production over plain HTTP: no password is asked for', mediaType: PROBLEM },
+    },
+    middleware: false,
+  },
+  {
+    path: STYLESHEET_PATH,
+    methods: ['GET', 'HEAD'],
+    summary: 'The stylesheet of the HTML pages; the path changes with its content, so it is cached for a year',
+    responses: { 200: { description: 'The stylesheet', mediaType: 'text/css' }, 304: { description: 'Not Modified (If-None-Match)' } },
+    middleware: true,
   },
 ];

@@ -122,12 +122,17 @@ describe('the OpenAPI description of the articles', () => {
 
   it('names media types from views and bodies, statuses per method and problem+json errors', () => {
     const get = doc.paths['/article/{key}']!.get!;
-    assert.deepEqual(Object.keys(get.responses['200']!.content!).sort(), ['application/json', 'application/xml']);
+    assert.deepEqual(Object.keys(get.responses['200']!.content!).sort(), ['application/json', 'application/xml', 'text/html']);
     for (const s of ['200', '304', '401', '403', '404', '406', '412']) assert.ok(get.responses[s], `GET ${s}`);
     assert.ok(get.responses['404']!.content!['application/problem+json']);
     const put = doc.paths['/article/{key}']!.put!;
     for (const s of ['200', '201', '400', '412', '413', '415', '422']) assert.ok(put.responses[s], `PUT ${s}`);
     assert.ok(Object.keys(put.requestBody!.content).includes('application/json'));
+    assert.ok(Object.keys(put.requestBody!.content).includes('multipart/form-data'));
+    // HTML is read, never written back: a browser's form write is sent on with 303.
+    assert.deepEqual(Object.keys(put.responses['200']!.content!).sort(), ['application/json', 'application/xml']);
+    assert.ok(put.responses['303']);
+    assert.ok(doc.paths['/article/{key}']!.delete!.responses['303']);
     assert.ok(doc.paths['/article/{key}']!.delete!.responses['204']);
     assert.equal(doc.paths['/articles']!.get!.responses['404'], undefined, 'the collection always exists');
   });
