@@ -169,6 +169,23 @@ describe('README: against the service', () => {
     assert.match(run.stdout, /^Allow: HEAD, GET, OPTIONS, PUT, DELETE\r?$/m);
   });
 
+  it('runs the browsable API examples: page 200, sign-in 401 with a Basic challenge, form 303, cross-site form 403', async (t) => {
+    if (spawnSync('curl', ['--version'], { stdio: 'ignore' }).status !== 0) return skipOrFail(t, 'no curl on PATH');
+    let code = block('sh', '# The browsable API from the command line');
+    code = replaced(code, /^A=\S+/m, `A=${svc.gatewayBase}`);
+    code = replaced(code, /^U=\S+/m, `U=alice:${alicePassword}`);
+    const run = await new Promise<{ stdout: string }>((resolve, reject) => {
+      execFile('bash', ['-e', '-c', code.replaceAll('curl -i', 'curl -sS -i')], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout })));
+    });
+    const statuses = [...run.stdout.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    assert.deepEqual(statuses, [200, 401, 303, 403], run.stdout);
+    assert.match(run.stdout, /^Content-Type: text\/html; charset=utf-8\r?$/im);
+    assert.match(run.stdout, /^WWW-Authenticate: Basic realm="roa"/im);
+    assert.match(run.stdout, /^Location: \/article\/\d+\r?$/m);
+    const list = await send(svc.base, 'GET', '/articles?limit=100', { headers: { accept: 'application/json' } });
+    assert.ok(list.text.includes('Genmaicha') && !list.text.includes('Spam'), list.text);
+  });
+
   it('signs a request with signRequest (the HMAC client example)', async () => {
     let code = replaced(block('ts', 'signRequest('), /from 'roa\/client';/, `from '${CLIENT}';\nconst secret = ${JSON.stringify(hanaSecret)};`);
     code = code.replaceAll('http://127.0.0.1:3000', svc.base);
