@@ -40,6 +40,21 @@ export function normaliseAcceptEncoding(req: IncomingMessage): void {
   (req as Marked)[CLIENT] = c;
 }
 
+/**
+ * A forwarded HEAD's fields with Accept-Encoding as it was normalised, so that its answer announces
+ * the coding, length and tag a GET by the same client gets from the stored copy (a br-only client
+ * would otherwise be told br, then served identity). Fields of an unmarked request are returned as
+ * they are.
+ */
+export function withNormalisedCoding(req: IncomingMessage, headers: string[]): string[] {
+  const c = (req as Marked)[CLIENT];
+  if (c === undefined) return headers;
+  const out: string[] = [];
+  for (let i = 0; i < headers.length; i += 2) if (headers[i]!.toLowerCase() !== 'accept-encoding') out.push(headers[i]!, headers[i + 1]!);
+  out.push('Accept-Encoding', c);
+  return out;
+}
+
 /** The fill's request fields with Accept-Encoding replaced by `gzip`: the one form stored. */
 export function askForGzip(headers: string[]): string[] {
   const out: string[] = [];

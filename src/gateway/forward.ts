@@ -3,6 +3,7 @@
  * Passing a request through to the origin and relaying its answer, for what the cache does not answer.
  */
 import type { IncomingMessage, InformationEvent, ServerResponse } from 'node:http';
+import { withNormalisedCoding } from './content-coding.js';
 import { clientGone, sendInterim, writeHead } from './exchange.js';
 import type { GatewayContext } from './gateway-context.js';
 import { addVia, collectFields, fieldMap, passesToClient, type Field } from './headers.js';
@@ -20,10 +21,11 @@ export function forward(ctx: GatewayContext, req: IncomingMessage, res: ServerRe
   ctx.counters.misses++;
   // GET and HEAD get here without content: scanRequest refused any.
   const framing = req.method === 'GET' || req.method === 'HEAD' ? undefined : requestFraming(req);
+  const headers = upstreamHeaders(ctx, req, undefined, framing);
   ctx.upstream.send({
     method: req.method!,
     path: req.url!,
-    headers: upstreamHeaders(ctx, req, undefined, framing),
+    headers: req.method === 'HEAD' ? withNormalisedCoding(req, headers) : headers,
     body: framing === undefined ? undefined : req,
     onInformation: interim(res),
   }).then((up) => {

@@ -110,6 +110,18 @@ describe('gateway content coding in front of the article service', () => {
     }
   });
 
+  it('announces on a HEAD miss what a GET by the same client gets (the normalised coding, not the client\'s own)', async () => {
+    assert.equal((await call(svc.base, '/articles/head-miss', { authorization: editor, 'content-type': 'application/xml' }, 'PUT', xml('3.00'))).status, 201);
+    // Nothing stored yet: the HEAD is forwarded. A br-only client is served identity by the gateway.
+    const brHead = await call(gw, '/articles/head-miss', { 'accept-encoding': 'br' }, 'HEAD');
+    assert.equal(brHead.status, 200);
+    assert.match(String(brHead.headers['x-cache']), /MISS/);
+    const brGet = await call(gw, '/articles/head-miss', { 'accept-encoding': 'br' });
+    assert.equal(brGet.headers['content-encoding'], undefined);
+    assert.equal(brHead.headers['content-encoding'], undefined, 'the HEAD announced a coding its GET does not get');
+    assert.equal(brHead.headers.etag, brGet.headers.etag);
+  });
+
   it('answers conditional GETs with the tag of the client\'s form, and a Range on the coded copy with 200', async () => {
     const gz = await call(gw, '/articles/big', { 'accept-encoding': 'gzip' });
     const id = await call(gw, '/articles/big');
