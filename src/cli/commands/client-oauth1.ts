@@ -35,6 +35,7 @@ export function oauth1AddOptions(add: Command): Command {
  */
 export async function addOAuth1Consumer(clientId: string, flags: Record<string, unknown>): Promise<void> {
   if (flags.scopes !== undefined) throw new Error('--scopes is for OAuth 2 clients; an OAuth 1 client acts with the role of the user who approves it');
+  if (flags.redirectUri !== undefined || flags.public !== undefined) throw new Error('--redirect-uri and --public are for OAuth 2 clients; an OAuth 1 client names --callback URIs');
   const given = typeof flags.secret === 'string' ? flags.secret : undefined;
   if (given !== undefined) checkChosenSecret('--secret', given);
   let rsaPem: string | null = null;
@@ -58,6 +59,11 @@ export async function addOAuth1Consumer(clientId: string, flags: Record<string, 
   const methods = [...(secret !== undefined ? ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT'] : []), ...(rsaPem !== null ? ['RSA-SHA1'] : [])];
   console.log(`added OAuth 1 client ${clientId} (${methods.join(', ')}; callbacks: ${callbacks.length > 0 ? callbacks.join(' ') : 'any'})`);
   if (given === undefined && secret !== undefined) console.log(`client_secret: ${secret}`);
+}
+
+/** Refuses the OAuth 1 flags on an OAuth 2 registration, which would silently ignore them. */
+export function refuseOAuth1Flags(flags: Record<string, unknown>): void {
+  if (flags.callback !== undefined || flags.rsaPublicKey !== undefined) throw new Error('--callback and --rsa-public-key are for OAuth 1 clients: add --oauth1');
 }
 
 /** The lines `roa client list` prints for OAuth 1 clients: id, `oauth1`, user, callbacks. */

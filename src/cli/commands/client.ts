@@ -9,7 +9,7 @@ import { generateClientSecret } from '../../auth/tokens.js';
 import { SERVE_OPTIONS } from '../options.js';
 import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
-import { addOAuth1Consumer, listOAuth1Consumers, oauth1AddOptions, registerClientRevoke } from './client-oauth1.js';
+import { addOAuth1Consumer, listOAuth1Consumers, oauth1AddOptions, refuseOAuth1Flags, registerClientRevoke } from './client-oauth1.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
@@ -26,6 +26,7 @@ export function registerClient(program: Command): void {
     .action(async (clientId: string, flags: Record<string, unknown>) => {
       if (!CLIENT_ID.test(clientId)) throw new Error('a client_id is 1-128 characters of letters, digits, ".", "_", "~" or "-"');
       if (flags.oauth1 === true) return addOAuth1Consumer(clientId, flags);
+      refuseOAuth1Flags(flags);
       if (typeof flags.user !== 'string') throw new Error("required option '--user <name>' not specified");
       const scopes = typeof flags.scopes === 'string' ? flags.scopes.split(/[\s,]+/).filter(Boolean) : [...SCOPES];
       if (scopes.length === 0) throw new Error(`--scopes needs at least one scope of ${SCOPES.join(', ')}`);
