@@ -25,7 +25,8 @@ export default {
   description: 'GET / (text), the near-end param route of the GitHub table, POST /echo (JSON body).',
   subject: 'roa',
   peers: ['node', 'fastify', 'express'],
-  servers: [server('roa'), server('node'), server('express'), server('fastify')],
+  // roa-express: servers/express.mjs's code on roa/express (issue 30); `--subject roa-express` for its ratios.
+  servers: [server('roa'), server('node'), server('express'), server('fastify'), server('roa-express')],
   requests: [
     {
       name: 'root text',

@@ -14,13 +14,12 @@ import { resolve } from 'node:path';
 import depd from 'depd';
 import finalhandler from 'finalhandler';
 import methods from 'methods';
-import parseUrl from 'parseurl';
 import { initRequest, Request } from '../http/request.js';
 import { Response } from '../http/response.js';
 import type { NextFunction } from '../router/handler.js';
 import type { RoutePath } from '../router/path.js';
 import type { Route } from '../router/route.js';
-import { compileQueryParser, type QueryParser } from './query.js';
+import { compileQueryParser } from './query.js';
 import { Router, splitUseArgs, type ExpressRouter, type ParamCallback } from './router.js';
 import { compileETag, compileTrust } from './settings.js';
 import { View, type ViewEngine } from './view.js';
@@ -288,7 +287,7 @@ application.listen = function listen(this: ExpressApp, ...args: unknown[]): http
 /** `express.application`: copied onto each app by `express()`. */
 export { application };
 
-/** A request entering `app`: the app's prototypes, Express's per-request fields, `req.query`. */
+/** A request entering `app`: the app's prototypes and Express's per-request fields. */
 function enterApp(app: ExpressApp, req: Request, res: Response): void {
   const requestProto = app.request;
   if (Object.getPrototypeOf(req) !== requestProto) {
@@ -305,12 +304,7 @@ function enterApp(app: ExpressApp, req: Request, res: Response): void {
   req.app = app as unknown as Request['app'];
   if (!req.originalUrl) req.originalUrl = req.url ?? '/';
   if (app.settings['x-powered-by']) res.setHeader('X-Powered-By', 'Express');
-  if (!Object.hasOwn(req, 'query')) {
-    // Parsed once, by the first app the request enters, with that app's `query parser`.
-    const parse = app.settings['query parser fn'] as QueryParser;
-    const text = parseUrl(req)?.query;
-    Object.defineProperty(req, 'query', { value: parse(typeof text === 'string' ? text : ''), writable: true, configurable: true, enumerable: true });
-  }
+  // req.query is parsed when first read, by the app's `query parser` (express/request).
 }
 
 const finalOuts = new WeakMap<ExpressApp, (err: unknown, req: Request, res: Response) => void>();
@@ -330,16 +324,19 @@ function finalOut(app: ExpressApp): (err: unknown, req: Request, res: Response) 
 
 /** A request class whose instances are born with `app.request` as prototype (and roa's fields). */
 function requestClassFor(app: ExpressApp): typeof IncomingMessage {
+  // The class express.request belongs to (roa/express's Request subclass), run as the constructor.
+  const RequestBase = (app.request as { constructor: typeof Request }).constructor;
   function AppRequest(this: unknown, socket: unknown): object {
-    return Reflect.construct(Request, [socket], AppRequest) as object;
+    return Reflect.construct(RequestBase, [socket], AppRequest) as object;
   }
   AppRequest.prototype = app.request;
   return AppRequest as unknown as typeof IncomingMessage;
 }
 
 function responseClassFor(app: ExpressApp): typeof ServerResponse {
+  const ResponseBase = (app.response as { constructor: typeof Response }).constructor;
   function AppResponse(this: unknown, req: unknown, options: unknown): object {
-    return Reflect.construct(Response, [req, options], AppResponse) as object;
+    return Reflect.construct(ResponseBase, [req, options], AppResponse) as object;
   }
   AppResponse.prototype = app.response;
   return AppResponse as unknown as typeof ServerResponse;
