@@ -1,7 +1,8 @@
 /**
  * @module auth/oauth-router
  * The OAuth 2.0 HTTP endpoints: token (RFC 6749), revocation (RFC 7009), introspection (RFC 7662),
- * authorization server metadata (RFC 8414) and, in JWT mode, the JWK Set.
+ * authorization server metadata (RFC 8414), in JWT mode the JWK Set, and with sign-in pages the
+ * authorization endpoint of the code flow (auth/oauth-authorize).
  */
 import { HttpError, methodNotAllowed } from '../errors/http-error.js';
 import { readRawBody } from '../http/body.js';
@@ -12,11 +13,17 @@ import type { Response } from '../http/response.js';
 import { Router } from '../router/router.js';
 import type { OAuthClient } from '../storage/store.js';
 import { parseBasic } from './basic.js';
+import type { ConsentPages } from './consent/consent-pages.js';
+import { authorizeHandlers } from './oauth-authorize.js';
 import { invalidRequest, OAuthError } from './oauth-errors.js';
 import { OAuthTokenService, type ClientCredentials, type OAuthOptions } from './oauth-token.js';
 import { sourceOf } from './source-address.js';
 
-export type OAuthRouterOptions = OAuthOptions & { realm?: string };
+export type OAuthRouterOptions = OAuthOptions & {
+  realm?: string;
+  /** The sign-in and approval pages (auth/consent): with them, and a store keeping codes, `/oauth/authorize` is served. */
+  consent?: ConsentPages;
+};
 
 const FORM_LIMIT = 16 * 1024;
 // RFC 6749 §5.1 / §5.2: token responses and their errors must not be cached.
@@ -29,11 +36,14 @@ export interface OAuthEndpoint {
   summary: string;
   /** Served only with JWT access tokens. */
   jwtOnly?: boolean;
+  /** An HTML page for people (GET shows a form, POST takes it), not a JSON endpoint. */
+  page?: boolean;
 }
 
 /** What `createOAuthRouter` mounts (HEAD with GET, OPTIONS on each); test/openapi checks the two agree. */
 export const OAUTH_ENDPOINTS: readonly OAuthEndpoint[] = [
-  { path: '/oauth/token', method: 'POST', summary: 'Token endpoint (RFC 6749 §3.2): client_credentials, password and refresh_token grants' },
+  { path: '/oauth/authorize', method: 'GET', page: true, summary: 'Authorization endpoint (RFC 6749 §4.1.1, PKCE S256 required): sign-in and approval page; its POST redirects to the registered redirect_uri with code, state and iss (RFC 9207)' },
+  { path: '/oauth/token', method: 'POST', summary: 'Token endpoint (RFC 6749 §3.2): authorization_code (with PKCE), client_credentials, password and refresh_token grants' },
   { path: '/oauth/revoke', method: 'POST', summary: 'Token revocation (RFC 7009)' },
   { path: '/oauth/introspect', method: 'POST', summary: 'Token introspection (RFC 7662)' },
   { path: '/.well-known/oauth-authorization-server', method: 'GET', summary: 'Authorization server metadata (RFC 8414)' },
@@ -49,8 +59,17 @@ export const OAUTH_ENDPOINTS: readonly OAuthEndpoint[] = [
 export function createOAuthRouter(options: OAuthRouterOptions | OAuthTokenService): Router {
   const service = options instanceof OAuthTokenService ? options : new OAuthTokenService(options);
   const realm = options instanceof OAuthTokenService ? 'roa' : options.realm ?? 'roa';
-  const h = oauthHandlers(service, realm);
+  const consent = options instanceof OAuthTokenService ? undefined : options.consent;
+  const authorize = consent !== undefined && service.codeFlow;
+  const h = oauthHandlers(service, realm, authorize);
   const router = Router();
+  const oauth2 = options instanceof OAuthTokenService ? undefined : options.store.oauth2;
+  if (authorize && oauth2 !== undefined) {
+    const store = (options as OAuthRouterOptions).store;
+    const a = authorizeHandlers({ service, store: { getClient: (id) => store.getClient(id), oauth2 }, pages: consent, issuer: (req) => issuerFor(service, req) });
+    router.get('/oauth/authorize', a.get);
+    router.post('/oauth/authorize', a.post);
+  }
   router.post('/oauth/token', h.token);
   router.post('/oauth/revoke', h.revoke);
   router.post('/oauth/introspect', h.introspect);
@@ -58,6 +77,7 @@ export function createOAuthRouter(options: OAuthRouterOptions | OAuthTokenServic
   if (service.jwt !== undefined) router.get('/oauth/jwks.json', h.jwks);
   // OPTIONS answers with Allow (RFC 9110 §9.3.7); any other method: 405 with Allow (§15.5.6), not a 404 further on.
   const allowed: Array<[string, string]> = [
+    ...(authorize ? [['/oauth/authorize', 'GET, HEAD, POST, OPTIONS'] as [string, string]] : []),
     ['/oauth/token', 'POST, OPTIONS'],
     ['/oauth/revoke', 'POST, OPTIONS'],
     ['/oauth/introspect', 'POST, OPTIONS'],
@@ -88,7 +108,7 @@ function onlyMethods(allow: string): (req: Request) => void {
 }
 
 /** The endpoint handlers as plain `(req, res)` functions (what the router mounts). */
-export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record<'token' | 'revoke' | 'introspect' | 'metadata' | 'jwks', Handler> {
+export function oauthHandlers(service: OAuthTokenService, realm = 'roa', authorize = false): Record<'token' | 'revoke' | 'introspect' | 'metadata' | 'jwks', Handler> {
   const endpoint = (fn: (params: URLSearchParams, client: OAuthClient, res: Response, source: string, issuer: string) => Promise<void>): Handler => {
     return async (req, res) => {
       let usedBasic = req.headers.authorization !== undefined;
@@ -120,7 +140,7 @@ export function oauthHandlers(service: OAuthTokenService, realm = 'roa'): Record
       // A document naming the request's own origin must not be served by a shared cache (the
       // gateway keys by path) to clients that reached another origin: only their own caches keep it.
       const cacheControl = service.issuer === undefined ? 'private, max-age=300' : 'max-age=300';
-      res.status(200).set('Cache-Control', cacheControl).json(metadata(service, issuerFor(service, req)));
+      res.status(200).set('Cache-Control', cacheControl).json(metadata(service, issuerFor(service, req), { authorize }));
     },
     jwks: async (_req, res) => {
       if (service.jwt === undefined) throw new HttpError(404);
@@ -138,22 +158,26 @@ export function issuerFor(service: OAuthTokenService, req: Request): string {
   return service.issuer ?? publicOrigin(req);
 }
 
-/** RFC 8414 §2 metadata for `issuer` (default the service's fixed one). */
-export function metadata(service: OAuthTokenService, issuer: string | undefined = service.issuer): Record<string, unknown> {
+/** RFC 8414 §2 metadata for `issuer` (default the service's fixed one); `authorize`: /oauth/authorize is served. */
+export function metadata(service: OAuthTokenService, issuer: string | undefined = service.issuer, o: { authorize?: boolean } = {}): Record<string, unknown> {
   if (issuer === undefined) throw new Error('OAuth metadata: no issuer configured; pass the request\'s (issuerFor)');
   const at = (path: string) => new URL(path, issuer).href;
   const auth = ['client_secret_basic', 'client_secret_post'];
+  const code = service.codeFlow && o.authorize === true;
   return {
     issuer,
+    ...(code ? { authorization_endpoint: at('/oauth/authorize') } : {}),
     token_endpoint: at('/oauth/token'),
     revocation_endpoint: at('/oauth/revoke'),
     introspection_endpoint: at('/oauth/introspect'),
     ...(service.jwt !== undefined ? { jwks_uri: at('/oauth/jwks.json') } : {}),
     grant_types_supported: service.grantTypes(),
-    // No authorization endpoint, so no response types (RFC 8414 §2 lists the member as required).
-    response_types_supported: [],
+    // Without an authorization endpoint, no response types (RFC 8414 §2 lists the member as required).
+    response_types_supported: code ? ['code'] : [],
+    ...(code ? { code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true } : {}),
     scopes_supported: [...service.scopesSupported],
-    token_endpoint_auth_methods_supported: auth,
+    // `none`: public clients name themselves with client_id alone (RFC 6749 §2.1, RFC 7591 §2).
+    token_endpoint_auth_methods_supported: service.codeFlow ? [...auth, 'none'] : auth,
     revocation_endpoint_auth_methods_supported: auth,
     introspection_endpoint_auth_methods_supported: auth,
   };
@@ -206,6 +230,8 @@ function clientCredentials(req: Request, params: URLSearchParams): ClientCredent
   }
   const clientId = params.get('client_id');
   const clientSecret = params.get('client_secret');
+  // A public client (RFC 6749 §2.1) has no secret: client_id alone, which only a public client may use.
+  if (clientId !== null && clientId !== '' && clientSecret === null) return { clientId, clientSecret: '', method: 'none' };
   if (clientId === null || clientSecret === null) {
     // No credentials at all: 401 with the challenge tells the client how to authenticate (RFC 9110 §15.5.2).
     throw new OAuthError('invalid_client', 'Client authentication required', 401, { 'WWW-Authenticate': 'Basic' });

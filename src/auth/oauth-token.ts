@@ -1,7 +1,8 @@
 /**
  * @module auth/oauth-token
- * The OAuth 2.0 token service (RFC 6749): client authentication, the client_credentials, password and
- * refresh_token grants with rotation and reuse detection, revocation (RFC 7009), introspection (RFC 7662).
+ * The OAuth 2.0 token service (RFC 6749): client authentication, the authorization_code (with PKCE),
+ * client_credentials, password and refresh_token grants with rotation and reuse detection, revocation
+ * (RFC 7009), introspection (RFC 7662).
  * HTTP lives in `oauth-router.ts`; this module sees parameters, not requests.
  */
 import { hash, randomBytes, randomUUID } from 'node:crypto';
@@ -14,11 +15,16 @@ import { parseScope } from './scopes.js';
 import { FailureThrottle, type AttemptThrottle } from './throttle.js';
 import { ThrottledChecks } from './throttled-check.js';
 import { generateToken, hashToken, verifyClientSecret } from './tokens.js';
+import { isCodeVerifier, verifierMatches } from './pkce.js';
 
+/** What the token service reads and writes; without `oauth2` there is no authorization code grant. */
 export type OAuthStore = Pick<
   Store,
   'getUser' | 'getClient' | 'saveToken' | 'getToken' | 'rotateRefreshToken' | 'revokeToken' | 'revokeFamily'
->;
+> & Partial<Pick<Store, 'oauth2'>>;
+
+/** Longest life of an authorization code (RFC 6749 §4.1.2: "a maximum authorization code lifetime of 10 minutes is RECOMMENDED"). */
+export const MAX_CODE_TTL_MS = 10 * 60_000;
 
 export interface OAuthOptions {
   store: OAuthStore;
@@ -31,8 +37,10 @@ export interface OAuthOptions {
   accessTokenTtlMs?: number;
   /** Default 30 days. */
   refreshTokenTtlMs?: number;
-  /** Enable the resource owner password grant (RFC 6749 §4.3). Default true. */
+  /** Enable the resource owner password grant (RFC 6749 §4.3). Default true (the service turns it off in production). */
   passwordGrant?: boolean;
+  /** Life of authorization codes, ms; default and at most 10 minutes. */
+  codeTtlMs?: number;
   /** When set, only these (first-party) clients may use the password grant; others get unauthorized_client. */
   passwordGrantClients?: string[];
   /** JWT mode: access tokens are RFC 9068 JWTs. */
@@ -48,11 +56,16 @@ export interface OAuthOptions {
   now?: () => number;
 }
 
-/** How the client presented its credentials (RFC 6749 §2.3.1). */
+/** How the client presented its credentials (RFC 6749 §2.3.1); `none`: a public client's client_id alone (§2.1, §3.2.1). */
 export interface ClientCredentials {
   clientId: string;
   clientSecret: string;
-  method: 'client_secret_basic' | 'client_secret_post';
+  method: 'client_secret_basic' | 'client_secret_post' | 'none';
+}
+
+/** True for a public client (RFC 6749 §2.1): registered without a secret. */
+export function isPublicClient(client: OAuthClient): boolean {
+  return client.secretHash === '';
 }
 
 /** RFC 6749 §5.1. */
@@ -87,6 +100,8 @@ export class OAuthTokenService {
   readonly jwt: JwtAccessTokens | undefined;
   readonly passwordGrant: boolean;
   readonly scopesSupported: readonly string[];
+  /** Life of authorization codes, ms. */
+  readonly codeTtlMs: number;
   private readonly store: OAuthStore;
   private readonly accessTtl: number;
   private readonly refreshTtl: number;
@@ -110,14 +125,21 @@ export class OAuthTokenService {
     this.checks = new ThrottledChecks(o.throttle ?? new FailureThrottle());
     this.equal = o.safeEqual ?? defaultSafeEqual;
     this.now = o.now ?? Date.now;
+    this.codeTtlMs = o.codeTtlMs ?? MAX_CODE_TTL_MS;
+    if (!(this.codeTtlMs > 0) || this.codeTtlMs > MAX_CODE_TTL_MS) throw new RangeError(`OAuth codeTtlMs must be positive and at most 10 minutes, got ${this.codeTtlMs}`);
     for (const [name, ttl] of [['accessTokenTtlMs', this.accessTtl], ['refreshTokenTtlMs', this.refreshTtl]] as const) {
       // Past this bound an expiry is no longer a valid Date: refuse it here, not at the first token request.
       if (!(ttl > 0) || ttl > MAX_TOKEN_LIFETIME_MS) throw new RangeError(`OAuth ${name} must be positive and at most 10 years, got ${ttl}`);
     }
   }
 
+  /** True when the store keeps authorization codes (the authorization code grant and /oauth/authorize). */
+  get codeFlow(): boolean {
+    return this.store.oauth2 !== undefined;
+  }
+
   grantTypes(): string[] {
-    return ['client_credentials', ...(this.passwordGrant ? ['password'] : []), 'refresh_token'];
+    return [...(this.codeFlow ? ['authorization_code'] : []), 'client_credentials', ...(this.passwordGrant ? ['password'] : []), 'refresh_token'];
   }
 
   /**
@@ -125,6 +147,12 @@ export class OAuthTokenService {
    * `source` is the caller's address as the throttle counts it (auth/source-address).
    */
   async authenticateClient(creds: ClientCredentials, source = 'unknown'): Promise<OAuthClient> {
+    if (creds.method === 'none') {
+      // A public client has no secret to guess: its client_id names it, and only public clients may do so.
+      const client = await this.store.getClient(creds.clientId);
+      if (client === undefined || !isPublicClient(client)) throw new OAuthError('invalid_client', 'Client authentication failed', 401);
+      return client;
+    }
     const subject = 'client:' + creds.clientId;
     const client = await this.store.getClient(creds.clientId);
     const stored = client?.secretHash ?? DUMMY_CLIENT_HASH;
@@ -147,7 +175,14 @@ export class OAuthTokenService {
   async token(params: URLSearchParams, client: OAuthClient, source = 'unknown', issuer: string | undefined = this.issuer): Promise<TokenResponse> {
     const grantType = params.get('grant_type');
     if (grantType === null || grantType === '') throw invalidRequest('grant_type is required');
+    // RFC 6749 §4.3.2, §4.4: a client that cannot keep a secret gets no grant that rests on one.
+    if (isPublicClient(client) && (grantType === 'client_credentials' || grantType === 'password')) {
+      throw new OAuthError('unauthorized_client', `A public client may not use the ${grantType} grant`);
+    }
     switch (grantType) {
+      case 'authorization_code':
+        if (!this.codeFlow) throw new OAuthError('unsupported_grant_type', 'The authorization code grant is not available');
+        return this.authorizationCode(params, client, issuer);
       case 'client_credentials':
         return this.clientCredentials(params, client, issuer);
       case 'password':
@@ -214,6 +249,72 @@ export class OAuthTokenService {
     if (user === undefined) throw new OAuthError('unauthorized_client', "The client's user no longer exists");
     // RFC 6749 §4.4.3: no refresh token for client_credentials.
     return this.issue({ client, user, scopes, familyId: randomUUID(), withRefresh: false, issuer });
+  }
+
+  /**
+   * Issues an authorization code for `user`'s approval (RFC 6749 §4.1.2): 256 random bits, stored as
+   * a hash with what the token request must repeat. Returns the code to hand to the client.
+   */
+  async issueCode(grant: { client: OAuthClient; user: User; redirectUri: string; scopes: string[]; codeChallenge: string }): Promise<{ code: string; hash: string }> {
+    const store = this.codeStore();
+    const code = generateToken();
+    const hash = hashToken(code);
+    await store.saveCode({
+      hash, clientId: grant.client.clientId, userName: grant.user.name, redirectUri: grant.redirectUri, scopes: grant.scopes,
+      codeChallenge: grant.codeChallenge, familyId: randomUUID(), expiresAtMs: this.now() + this.codeTtlMs,
+    });
+    // A password change revokes the user's grants after storing the new hash; one landing between the
+    // sign-in and this save missed the code: read the hash again and spend the code if it changed.
+    const current = await this.store.getUser(grant.user.name);
+    if (current === undefined || current.passwordHash !== grant.user.passwordHash) {
+      await store.redeemCode(hash, [], this.now());
+      throw new OAuthError('invalid_grant', 'The user changed while approving');
+    }
+    return { code, hash };
+  }
+
+  /**
+   * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.6): the code must be live, unused, issued to this client
+   * for this redirect URI, and the verifier must hash to its challenge. A code used before is a
+   * replay (§4.1.2, RFC 9700 §4.2.4): the tokens it issued are revoked.
+   */
+  private async authorizationCode(params: URLSearchParams, client: OAuthClient, issuer: string | undefined): Promise<TokenResponse> {
+    const store = this.codeStore();
+    const code = params.get('code');
+    const verifier = params.get('code_verifier');
+    const redirectUri = params.get('redirect_uri');
+    if (code === null || code === '') throw invalidRequest('code is required');
+    if (redirectUri === null) throw invalidRequest('redirect_uri is required');
+    if (verifier === null || !isCodeVerifier(verifier)) throw invalidRequest('code_verifier is required: 43 to 128 unreserved characters (RFC 7636 §4.1)');
+    const hash = hashToken(code);
+    const rec = await store.getCode(hash);
+    if (rec === undefined || rec.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'Invalid authorization code');
+    if (rec.usedAtMs !== null) return this.replayed(hash);
+    if (rec.expiresAtMs <= this.now()) throw new OAuthError('invalid_grant', 'The authorization code has expired');
+    if (rec.redirectUri !== redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+    if (!verifierMatches(verifier, rec.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code challenge');
+    const user = await this.store.getUser(rec.userName);
+    if (user === undefined) throw new OAuthError('invalid_grant', 'The user no longer exists');
+    // Scopes the client lost since the approval are not granted.
+    const scopes = rec.scopes.filter((s) => client.scopes.includes(s));
+    const { response, records } = await this.mint({ client, user, scopes, familyId: rec.familyId, withRefresh: true, issuer });
+    const outcome = await store.redeemCode(hash, records, this.now());
+    if (outcome === 'reused') return this.replayed(hash);
+    if (outcome !== 'ok') throw new OAuthError('invalid_grant', 'Invalid authorization code');
+    return response;
+  }
+
+  /** A second exchange of a code: the store revokes its family (redeemCode), and the request fails. */
+  private async replayed(hash: string): Promise<never> {
+    await this.codeStore().redeemCode(hash, [], this.now());
+    this.jwt?.noteRevocation();
+    throw new OAuthError('invalid_grant', 'The authorization code was used before; the tokens it issued are revoked');
+  }
+
+  private codeStore(): NonNullable<OAuthStore['oauth2']> {
+    const store = this.store.oauth2;
+    if (store === undefined) throw new OAuthError('unsupported_grant_type', 'The authorization code grant is not available');
+    return store;
   }
 
   private async passwordGrantFor(params: URLSearchParams, client: OAuthClient, source: string, issuer: string | undefined): Promise<TokenResponse> {

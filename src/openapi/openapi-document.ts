@@ -8,6 +8,7 @@ import { OAUTH_ENDPOINTS } from '../auth/oauth-router.js';
 import { supportedMethods, type ResourceSpec } from '../resources/resource.js';
 import { OPERATIONAL_ENDPOINTS } from './operational-endpoints.js';
 import { oauth1PathItems } from './oauth1-paths.js';
+import { authorizePathItem } from './authorize-path.js';
 
 type Json = Record<string, unknown>;
 
@@ -52,7 +53,7 @@ export function buildOpenApiDocument(input: OpenApiInput): Json {
   }
   for (const e of OAUTH_ENDPOINTS) {
     if (e.jwtOnly === true && input.jwt !== true) continue;
-    paths[e.path] = oauthPathItem(e.path, e.method, e.summary);
+    paths[e.path] = e.page === true ? authorizePathItem(e.path, e.summary) : oauthPathItem(e.path, e.method, e.summary);
   }
   Object.assign(paths, oauth1PathItems());
   for (const e of OPERATIONAL_ENDPOINTS) {
@@ -93,6 +94,7 @@ function securitySchemes(input: OpenApiInput): Json {
       type: 'oauth2',
       description: 'OAuth 2.0 bearer access tokens (RFC 6750) in `Authorization: Bearer`, opaque or RFC 9068 JWTs',
       flows: {
+        authorizationCode: { authorizationUrl: new URL('/oauth/authorize', input.origin).href, tokenUrl, refreshUrl: tokenUrl, scopes },
         clientCredentials: { tokenUrl, refreshUrl: tokenUrl, scopes },
         ...(input.passwordGrant !== false ? { password: { tokenUrl, refreshUrl: tokenUrl, scopes } } : {}),
       },

@@ -154,8 +154,9 @@ describe('the OpenAPI description of the articles', () => {
     assert.equal(schemes.hmac!.in, 'header');
     assert.equal(schemes.hmac!.name, 'Authentication');
     const flows = schemes.oauth2!.flows as Record<string, { tokenUrl: string }>;
-    assert.deepEqual(Object.keys(flows).sort(), ['clientCredentials', 'password']);
+    assert.deepEqual(Object.keys(flows).sort(), ['authorizationCode', 'clientCredentials', 'password']);
     assert.equal(flows.clientCredentials!.tokenUrl, `${svc.base}/oauth/token`);
+    assert.equal((flows.authorizationCode as unknown as { authorizationUrl: string }).authorizationUrl, `${svc.base}/oauth/authorize`);
     assert.ok(doc.paths['/articles']!.get!.security!.some((s) => Object.keys(s).length === 0));
     assert.ok(!doc.paths['/articles']!.post!.security!.some((s) => Object.keys(s).length === 0));
     assert.deepEqual(doc.paths['/articles']!.post!.security!.find((s) => 'oauth2' in s), { oauth2: ['articles:write'] });
@@ -184,7 +185,7 @@ describe('GET /openapi.json with --issuer', () => {
       const doc = await documentOf(svc.base);
       assert.deepEqual(doc.servers, [{ url: 'https://id.example' }]);
       const flows = doc.components.securitySchemes.oauth2!.flows as Record<string, { tokenUrl: string }>;
-      assert.deepEqual(Object.keys(flows), ['clientCredentials']);
+      assert.deepEqual(Object.keys(flows), ['authorizationCode', 'clientCredentials']);
       assert.equal(flows.clientCredentials!.tokenUrl, 'https://id.example/oauth/token');
     } finally {
       await svc.close();

@@ -87,7 +87,7 @@ describe('the article service in production: credentials only over TLS', () => {
   let r: Running;
   before(async () => {
     certs = makeTestCertificates();
-    r = await start(certs, { env: 'production' });
+    r = await start(certs, { env: 'production', passwordGrant: true, passwordGrantClients: ['web'] });
   });
   after(async () => {
     await r.close();
@@ -169,7 +169,7 @@ describe('the article service in production trusting no proxy', () => {
   let r: Running;
   before(async () => {
     certs = makeTestCertificates();
-    r = await start(certs, { env: 'production', trustProxy: ['none'] });
+    r = await start(certs, { env: 'production', trustProxy: ['none'], passwordGrant: true, passwordGrantClients: ['web'] });
   });
   after(async () => {
     await r.close();

@@ -78,6 +78,17 @@ function contract(name: string, open: () => Promise<{ store: Store; cleanup: () 
       assert.equal((await store.getToken(winner[0]!.hash))?.revoked, true, 'the loser revoked what the winner saved');
     });
 
+    it("spends the user's unused codes when their tokens are revoked (a password change)", async () => {
+      const id = await client();
+      const c = code(id);
+      await store.oauth2.saveCode(c);
+      await store.revokeUserTokens('ann');
+      assert.notEqual((await store.oauth2.getCode(c.hash))?.usedAtMs, null);
+      const late = tokens(id, c.familyId);
+      assert.equal(await store.oauth2.redeemCode(c.hash, late, NOW), 'reused');
+      assert.equal(await store.getToken(late[0]!.hash), undefined);
+    });
+
     it('removes codes and redirect URIs with their client', async () => {
       const id = await client();
       const c = code(id);

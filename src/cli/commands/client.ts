@@ -10,6 +10,7 @@ import { SERVE_OPTIONS } from '../options.js';
 import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
 import { addOAuth1Consumer, listOAuth1Consumers, oauth1AddOptions, refuseOAuth1Flags, registerClientRevoke } from './client-oauth1.js';
+import { oauth2AddOptions, redirectRegistration } from './client-oauth2.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
@@ -22,7 +23,7 @@ export function registerClient(program: Command): void {
     .option('--secret <secret>', 'client secret (generated when omitted)')
     .option('--scopes <scopes>', `space- or comma-separated scopes (default: ${SCOPES.join(' ')})`)
     .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)');
-  oauth1AddOptions(add)
+  oauth1AddOptions(oauth2AddOptions(add))
     .action(async (clientId: string, flags: Record<string, unknown>) => {
       if (!CLIENT_ID.test(clientId)) throw new Error('a client_id is 1-128 characters of letters, digits, ".", "_", "~" or "-"');
       if (flags.oauth1 === true) return addOAuth1Consumer(clientId, flags);
@@ -32,6 +33,7 @@ export function registerClient(program: Command): void {
       if (scopes.length === 0) throw new Error(`--scopes needs at least one scope of ${SCOPES.join(', ')}`);
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new Error(`unknown scope ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
+      const { publicClient, redirectUris } = redirectRegistration(flags);
       const given = typeof flags.secret === 'string' ? flags.secret : undefined;
       if (given !== undefined) checkChosenSecret('--secret', given);
       // A generated secret has 256 random bits: a fast hash cannot be brute-forced. A chosen one may
@@ -40,10 +42,14 @@ export function registerClient(program: Command): void {
       await withStore(flags.db, async (store) => {
         if (!(await store.getUser(flags.user as string))) throw new Error(`no user named '${String(flags.user)}'`);
         if (await store.oauth1.getConsumer(clientId)) throw new Error(`an OAuth 1 client named '${clientId}' exists`);
-        await store.createClient({ clientId, secretHash, userName: flags.user as string, scopes });
+        const registration = { clientId, secretHash: publicClient ? '' : secretHash, userName: flags.user as string, scopes };
+        // With redirect URIs, the client and its URIs are one step (store.oauth2).
+        if (redirectUris.length > 0) await store.oauth2.createClient({ ...registration, redirectUris });
+        else await store.createClient(registration);
       });
-      console.log(`added client ${clientId} for ${String(flags.user)} (${scopes.join(' ')})`);
-      if (given === undefined) console.log(`client_secret: ${clientSecret}`);
+      console.log(`added ${publicClient ? 'public ' : ''}client ${clientId} for ${String(flags.user)} (${scopes.join(' ')})`);
+      for (const uri of redirectUris) console.log(`redirect_uri: ${uri}`);
+      if (given === undefined && !publicClient) console.log(`client_secret: ${clientSecret}`);
     });
   client
     .command('list')

@@ -64,7 +64,8 @@ export function registerServe(program: Command): void {
       redisClient: parseRedisClientKind(opt('redisClient'), '--redis-client (ROA_REDIS_CLIENT)'),
       secretKeyFile: opt('secretKeyFile'),
       tokenFormat: opt('tokenFormat') === 'jwt' ? 'jwt' : 'opaque',
-      passwordGrant: opt('passwordGrant') !== 'off',
+      // Unset: on in development, off in production (service.ts); on in production needs the client list.
+      ...(opt('passwordGrant') !== undefined ? { passwordGrant: opt('passwordGrant') === 'on' } : {}),
       passwordGrantClients: parseOptionalList(opt('passwordGrantClients')),
       jwtKeyFile: opt('jwtKeyFile'),
       accessTokenTtlMs: parseInteger(opt('accessTokenTtl'), '--access-token-ttl', 1, MAX_TOKEN_LIFETIME_S) * 1000,

@@ -51,6 +51,14 @@ export class PostgresOAuth2 implements OAuth2Store {
     return rows[0] === undefined ? undefined : toCode(rows[0]);
   }
 
+  /**
+   * Marks every unused code of the user used inside `c`'s transaction (a password change revoking the
+   * user's grants): a later exchange is then a replay. Returns how many.
+   */
+  static async spendCodesIn(c: Pick<PoolClient, 'query'>, userName: string): Promise<number> {
+    return (await c.query('UPDATE oauth2_authorization_codes SET used_at = $1 WHERE user_name = $2 AND used_at IS NULL', [Date.now(), userName])).rowCount ?? 0;
+  }
+
   async redeemCode(hash: string, tokens: readonly NewToken[], nowMs: number): Promise<CodeRedemption> {
     return this.d.tx('redeem authorization code', async (c) => {
       // The row lock makes a second exchange wait for the first to commit, then see the code used.

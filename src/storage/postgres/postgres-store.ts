@@ -288,7 +288,7 @@ export class PostgresStore implements Store {
       // Waits for rotations of this user's families in flight; the UPDATE then sees their successors.
       await lockUser(c, userName, 'exclusive');
       const oauth2 = (await c.query('UPDATE oauth_tokens SET revoked = TRUE WHERE user_name = $1 AND NOT revoked', [userName])).rowCount ?? 0;
-      return oauth2 + await PostgresOAuth1.revokeUserIn(c, userName);
+      return oauth2 + await PostgresOAuth1.revokeUserIn(c, userName) + await PostgresOAuth2.spendCodesIn(c, userName);
     });
   }
 

@@ -11,7 +11,7 @@ export type SqliteRun = <T>(what: string, fn: () => T) => T;
 
 /** The authorization code part of SqliteStore (`store.oauth2`). */
 export class SqliteOAuth2 implements OAuth2Store {
-  private readonly s: Record<'userExists' | 'consumerExists' | 'insertClient' | 'insertUri' | 'urisOf' | 'pruneCodes' | 'insertCode' | 'codeByHash' | 'markUsed' | 'insertToken' | 'revokeFamily', Statement>;
+  private readonly s: Record<'userExists' | 'consumerExists' | 'insertClient' | 'insertUri' | 'urisOf' | 'pruneCodes' | 'insertCode' | 'codeByHash' | 'markUsed' | 'spendCodesOf' | 'insertToken' | 'revokeFamily', Statement>;
 
   constructor(private readonly db: Db, private readonly run: SqliteRun) {
     const st = (sql: string): Statement => db.prepare(sql);
@@ -26,6 +26,7 @@ export class SqliteOAuth2 implements OAuth2Store {
       insertCode: st(`INSERT INTO oauth2_authorization_codes (${CODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`),
       codeByHash: st(`SELECT ${CODE_COLUMNS} FROM oauth2_authorization_codes WHERE hash = ?`),
       markUsed: st('UPDATE oauth2_authorization_codes SET used_at = ? WHERE hash = ? AND used_at IS NULL'),
+      spendCodesOf: st('UPDATE oauth2_authorization_codes SET used_at = ? WHERE user_name = ? AND used_at IS NULL'),
       insertToken: st(`INSERT INTO oauth_tokens (hash, kind, client_id, user_name, scopes, family_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
       revokeFamily: st('UPDATE oauth_tokens SET revoked = 1 WHERE family_id = ? AND revoked = 0'),
     };
@@ -57,6 +58,14 @@ export class SqliteOAuth2 implements OAuth2Store {
   async getCode(hash: string): Promise<AuthorizationCode | undefined> {
     const row = this.run('read authorization code', () => this.s.codeByHash.get(hash) as CodeRow | undefined);
     return row === undefined ? undefined : toCode(row);
+  }
+
+  /**
+   * Marks every unused code of the user used, for a caller inside a transaction (a password change
+   * revoking the user's grants): a later exchange is then a replay. Returns how many.
+   */
+  spendCodesNow(userName: string): number {
+    return this.s.spendCodesOf.run(Date.now(), userName).changes;
   }
 
   async redeemCode(hash: string, tokens: readonly NewToken[], nowMs: number): Promise<CodeRedemption> {

@@ -326,7 +326,7 @@ export class SqliteStore implements Store {
 
   async revokeUserTokens(userName: string): Promise<number> {
     noteTokenWrite();
-    return this.run('revoke tokens', () => this.s.tx(() => this.s.revokeUserTokens.run(userName).changes + this.oauth1.revokeNow({ userName })).immediate());
+    return this.run('revoke tokens', () => this.s.tx(() => this.s.revokeUserTokens.run(userName).changes + this.oauth1.revokeNow({ userName }) + this.oauth2.spendCodesNow(userName)).immediate());
   }
 
   /**
