@@ -54,6 +54,7 @@ import { stylesheet } from './html/stylesheet.js';
 import type { PageCaller } from './html/page.js';
 import { prefersHtml, sendProblemPage } from './html/problem-page.js';
 import { signIn, SIGN_IN_PATH } from './html/sign-in.js';
+import { signInLink } from './resources/representations/html.js';
 import { formEtag } from './middleware/form-etag.js';
 import { multipartForm } from './middleware/multipart-form.js';
 import { articleCollectionResource, articleItemResource } from './resources/article/article-resources.js';
@@ -313,7 +314,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     recordFailure(err, req, res, logger, metrics);
     // A browser gets the problem as a page (html/problem-page); API clients JSON or XML as before.
-    if (prefersHtml(req.headers.accept)) sendProblemPage(req, res, err, { env, caller: req.locals.caller as PageCaller | undefined, signIn: `${SIGN_IN_PATH}?next=%2Farticles` });
+    if (prefersHtml(req.headers.accept)) sendProblemPage(req, res, err, { env, caller: req.locals.caller as PageCaller | undefined, signIn: signInLink(req.originalUrl || '/articles') });
     else sendProblem(req, res, err, { env });
   });
   const release = async (): Promise<void> => {

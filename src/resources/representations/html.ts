@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../../auth/scheme.js';
 import { h } from '../../html/escape.js';
 import type { PageCaller } from '../../html/page.js';
+import { SIGN_IN_PATH } from '../../html/sign-in.js';
 import { BoundedMap } from '../../util/bounded-map.js';
 import type { ShownResponse } from '../resource.js';
 
@@ -56,7 +57,7 @@ export function pageCaller(caller: Caller | undefined): PageCaller | undefined {
 
 /** The sign-in link for a page at `url` (html/sign-in comes back there). */
 export function signInLink(url: string): string {
-  return `/login?next=${encodeURIComponent(url)}`;
+  return `${SIGN_IN_PATH}?next=${encodeURIComponent(url)}`;
 }
 
 /** The response panel: status, ETag, Cache-Control and the caller's Allow. */
