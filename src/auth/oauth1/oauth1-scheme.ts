@@ -8,7 +8,7 @@ import type { Store, User } from '../../storage/store.js';
 import { invalidCredentials } from '../errors.js';
 import type { NonceStore } from '../nonce-store.js';
 import type { AuthScheme, Caller } from '../scheme.js';
-import { RecordCache } from '../user-cache.js';
+import { NOT_LOADED, RecordCache } from '../user-cache.js';
 import type { OAuth1Credentials, OAuth1TokenCredentials } from './credentials.js';
 import { oauth1Limits, type OAuth1Limits } from './limits.js';
 import { isOAuthAuthorization } from './params.js';
@@ -91,7 +91,8 @@ export class OAuth1Scheme implements AuthScheme {
     const { consumer, token } = verified;
     const userName = token !== undefined ? token.userName : consumer.userName;
     if (userName === undefined) throw invalidCredentials(this.challengeText, { oauthProblem: 'permission_denied' }, 'This client acts only for users who approved it: sign with an access token');
-    const user = await this.records.getUser(userName);
+    const peeked = this.records.peekUser(userName);
+    const user = peeked === NOT_LOADED ? await this.records.getUser(userName) : peeked;
     if (user === undefined) throw invalidCredentials(this.challengeText, { oauthProblem: 'token_rejected' }, 'Invalid OAuth credentials');
     return callerOf(user, consumer.key, token?.scopes);
   }

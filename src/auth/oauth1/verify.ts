@@ -97,7 +97,8 @@ export async function verifyOAuth1Request<T extends OAuth1TokenSecret>(req: Requ
   const challenge = options.challenge ?? 'OAuth realm="roa"';
   const authorization = req.headers.authorization;
   const header = authorization !== undefined && isOAuthAuthorization(authorization) ? authorization : undefined;
-  const body = await formBodyOf(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  // Most signed requests have no form body: no promise to wait for then.
+  const body = isFormRequest(req) ? await formBodyOf(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT) : undefined;
   const { all, protocol, protocolPlace } = collectParams(header, rawQueryOf(req), body, limits);
   if (protocolPlace === undefined) throw problem400('parameter_absent', 'The request carries no OAuth protocol parameters');
   const p = checkProtocolParams(protocol, options.tokens !== undefined, options.requireToken ?? false);
@@ -164,11 +165,14 @@ function checkProtocolParams(protocol: ReadonlyMap<string, string>, tokensAllowe
   return { consumerKey: protocol.get('oauth_consumer_key')!, method, signature: protocol.get('oauth_signature')!, timestamp, nonce: protocol.get('oauth_nonce')!, token };
 }
 
-/** The text of a form-encoded body (§3.4.1.3.1 signs its parameters), or undefined for any other request. */
-async function formBodyOf(req: Request, limit: number): Promise<string | undefined> {
+/** Whether the request has a single-part form-encoded body, whose parameters §3.4.1.3.1 signs. */
+function isFormRequest(req: Request): boolean {
   const type = req.headers['content-type'];
-  if (type === undefined || !hasBody(req)) return undefined;
-  if (parseContentType(type)?.type !== FORM_TYPE) return undefined;
+  return type !== undefined && hasBody(req) && parseContentType(type)?.type === FORM_TYPE;
+}
+
+/** The text of a form-encoded body. */
+async function formBodyOf(req: Request, limit: number): Promise<string> {
   const bytes = await readRawBody(req, { limit });
   if (!isUtf8(bytes)) throw malformedCredentials('A form-encoded body must be percent-encoded UTF-8');
   return bytes.toString('utf8');
