@@ -57,7 +57,7 @@ export const OAUTH_ENDPOINTS: readonly OAuthEndpoint[] = [
  *   app.use(oauth);
  */
 export function createOAuthRouter(options: OAuthRouterOptions | OAuthTokenService): Router {
-  const service = options instanceof OAuthTokenService ? options : new OAuthTokenService(options);
+  const service = options instanceof OAuthTokenService ? options : new OAuthTokenService({ authorizationCode: options.consent !== undefined, ...options });
   const realm = options instanceof OAuthTokenService ? 'roa' : options.realm ?? 'roa';
   const consent = options instanceof OAuthTokenService ? undefined : options.consent;
   const authorize = consent !== undefined && service.codeFlow;

@@ -39,6 +39,11 @@ export interface OAuthOptions {
   refreshTokenTtlMs?: number;
   /** Enable the resource owner password grant (RFC 6749 §4.3). Default true (the service turns it off in production). */
   passwordGrant?: boolean;
+  /**
+   * Accept the authorization_code grant and issue codes (needs a store with `oauth2`). Default false;
+   * createOAuthRouter turns it on when it serves /oauth/authorize (given `consent` pages).
+   */
+  authorizationCode?: boolean;
   /** Life of authorization codes, ms; default and at most 10 minutes. */
   codeTtlMs?: number;
   /** When set, only these (first-party) clients may use the password grant; others get unauthorized_client. */
@@ -125,6 +130,7 @@ export class OAuthTokenService {
     this.checks = new ThrottledChecks(o.throttle ?? new FailureThrottle());
     this.equal = o.safeEqual ?? defaultSafeEqual;
     this.now = o.now ?? Date.now;
+    this.codeFlow = o.authorizationCode === true && o.store.oauth2 !== undefined;
     this.codeTtlMs = o.codeTtlMs ?? MAX_CODE_TTL_MS;
     if (!(this.codeTtlMs > 0) || this.codeTtlMs > MAX_CODE_TTL_MS) throw new RangeError(`OAuth codeTtlMs must be positive and at most 10 minutes, got ${this.codeTtlMs}`);
     for (const [name, ttl] of [['accessTokenTtlMs', this.accessTtl], ['refreshTokenTtlMs', this.refreshTtl]] as const) {
@@ -133,10 +139,8 @@ export class OAuthTokenService {
     }
   }
 
-  /** True when the store keeps authorization codes (the authorization code grant and /oauth/authorize). */
-  get codeFlow(): boolean {
-    return this.store.oauth2 !== undefined;
-  }
+  /** True when the authorization code grant is on (`authorizationCode`, and a store keeping codes). */
+  readonly codeFlow: boolean;
 
   grantTypes(): string[] {
     return [...(this.codeFlow ? ['authorization_code'] : []), 'client_credentials', ...(this.passwordGrant ? ['password'] : []), 'refresh_token'];
@@ -313,7 +317,7 @@ export class OAuthTokenService {
 
   private codeStore(): NonNullable<OAuthStore['oauth2']> {
     const store = this.store.oauth2;
-    if (store === undefined) throw new OAuthError('unsupported_grant_type', 'The authorization code grant is not available');
+    if (store === undefined || !this.codeFlow) throw new OAuthError('unsupported_grant_type', 'The authorization code grant is not available');
     return store;
   }
 
