@@ -1,0 +1,378 @@
+/**
+ * @module express/response
+ * `express.response`: roa's Response with Express 4's response API and its exact behaviour
+ * (ETag by the app's `etag fn`, 304 when fresh, the deprecated `(status, body)` forms, JSON by the
+ * `json replacer`/`json spaces`/`json escape` settings). Every app's `app.response` inherits from
+ * it; createApp's responses do not, so roa's own `send` keeps its speed there.
+ */
+import { extname } from 'node:path';
+import contentDisposition from 'content-disposition';
+import { format as formatContentType, parse as parseContentType } from 'content-type';
+import depd from 'depd';
+import encodeUrl from 'encodeurl';
+import escapeHtml from 'escape-html';
+import createError from 'http-errors';
+import send from 'send';
+import statuses from 'statuses';
+import appendVary from 'vary';
+import { Response, type HeaderValue } from '../http/response.js';
+import { clearingOptions, setCookieLine, type CookieOptions } from './cookies.js';
+import type { ETagFn } from './settings.js';
+import type { ExpressRequest } from './request.js';
+import { download, sendFile, sendFileLegacy, type SendFileCallback, type SendFileOptions } from './send-file.js';
+
+const deprecate = depd('express');
+
+/** send's mime (1.x), which Express 4 resolves short names and charsets with. */
+const mime = (send as unknown as { mime: { lookup(path: string): string; charsets: { lookup(type: string): string | undefined } } }).mime;
+const HAS_CHARSET = /;\s*charset\s*=/;
+
+type Settings = { get(setting: string): unknown; render?: (view: string, options: object, done: RenderCallback) => void };
+type RenderCallback = (err: Error | null, html?: string) => void;
+type FormatHandler = (req: ExpressRequest, res: ExpressResponse, next: (err?: unknown) => void) => void;
+
+export class ExpressResponse extends Response {
+  declare req: ExpressRequest;
+
+  /** The app whose settings apply (the one handling the request now). */
+  get app(): Settings {
+    return (this.req?.app ?? { get: () => undefined }) as Settings;
+  }
+
+  override status(code: number): this {
+    if ((typeof code === 'string' || Math.floor(code) !== code) && code > 99 && code < 1000) {
+      deprecate(`res.status(${JSON.stringify(code)}): use res.status(${Math.floor(code)}) instead`);
+    }
+    this.statusCode = code;
+    return this;
+  }
+
+  /** Adds `<url>; rel="name"` entries to Link (RFC 8288). */
+  links(links: Record<string, string>): this {
+    const prev = this.get('Link');
+    const added = Object.keys(links).map((rel) => `<${links[rel]}>; rel="${rel}"`).join(', ');
+    return this.set('Link', prev ? `${String(prev)}, ${added}` : added);
+  }
+
+  /**
+   * Sets a header (values coerced to strings, arrays to arrays of strings) or several from an
+   * object; a Content-Type without charset gets the one mime knows for it.
+   */
+  override set(field: string | Record<string, HeaderValue>, value?: HeaderValue): this {
+    if (typeof field === 'object' && field !== null) {
+      for (const key in field) this.set(key, field[key]);
+      return this;
+    }
+    let text: string | string[] = Array.isArray(value) ? value.map(String) : String(value);
+    if (field.toLowerCase() === 'content-type') {
+      if (Array.isArray(text)) throw new TypeError('Content-Type cannot be set to an Array');
+      if (!HAS_CHARSET.test(text)) {
+        const charset = mime.charsets.lookup(text.split(';')[0]!);
+        if (charset) text += '; charset=' + charset.toLowerCase();
+      }
+    }
+    this.setHeader(field, text);
+    return this;
+  }
+
+  override header(field: string | Record<string, HeaderValue>, value?: HeaderValue): this {
+    return arguments.length === 2 ? this.set(field, value) : this.set(field);
+  }
+
+  override append(field: string, value: string | string[]): this {
+    const prev = this.get(field);
+    let next: HeaderValue = value;
+    if (prev) {
+      if (Array.isArray(prev)) next = prev.concat(value);
+      else next = Array.isArray(value) ? [String(prev)].concat(value) : [String(prev), value];
+    }
+    return this.set(field, next);
+  }
+
+  /** Content-Type from a full type, or a short name or extension looked up by mime. */
+  override type(type: string): this {
+    return this.set('Content-Type', type.includes('/') ? type : mime.lookup(type));
+  }
+
+  contentType(type: string): this {
+    return this.type(type);
+  }
+
+  override vary(field: string | readonly string[]): this {
+    if (!field || (Array.isArray(field) && field.length === 0)) {
+      deprecate('res.vary(): Provide a field name');
+      return this;
+    }
+    appendVary(this, field as string | string[]);
+    return this;
+  }
+
+  /** Location, percent-encoded by encodeurl; `back` is the Referrer (or `/`). */
+  override location(url: unknown): this {
+    let loc: string;
+    if (url === 'back') {
+      deprecate('res.location("back"): use res.location(req.get("Referrer") || "/")');
+      loc = this.req.get('Referrer') || '/';
+    } else {
+      loc = String(url);
+    }
+    return this.set('Location', encodeUrl(loc));
+  }
+
+  /**
+   * Sends `body`: strings as HTML unless typed, Buffers as octets, objects, numbers and booleans
+   * as JSON; ETag by the app's `etag fn`, 304 when the request is fresh, no body for HEAD.
+   */
+  override send(body?: unknown, status?: unknown): this {
+    let chunk = body;
+    if (arguments.length === 2) {
+      if (typeof body !== 'number' && typeof status === 'number') {
+        deprecate('res.send(body, status): Use res.status(status).send(body) instead');
+        this.statusCode = status;
+      } else {
+        deprecate('res.send(status, body): Use res.status(status).send(body) instead');
+        this.statusCode = body as number;
+        chunk = status;
+      }
+    }
+    if (typeof chunk === 'number' && arguments.length === 1) {
+      if (!this.get('Content-Type')) this.type('txt');
+      deprecate('res.send(status): Use res.sendStatus(status) instead');
+      this.statusCode = chunk;
+      chunk = statuses.message[chunk];
+    }
+    switch (typeof chunk) {
+      case 'string':
+        if (!this.get('Content-Type')) this.type('html');
+        break;
+      case 'boolean':
+      case 'number':
+      case 'object':
+        if (chunk === null) chunk = '';
+        else if (Buffer.isBuffer(chunk)) {
+          if (!this.get('Content-Type')) this.type('bin');
+        } else return this.json(chunk);
+        break;
+    }
+    return this.sendChunk(chunk as string | Buffer | undefined);
+  }
+
+  /** The end of `send`: charset, Content-Length, ETag, freshness, then the body (or none). */
+  private sendChunk(body: string | Buffer | undefined): this {
+    let chunk = body;
+    if (typeof chunk === 'string') {
+      const type = this.get('Content-Type');
+      if (typeof type === 'string') this.set('Content-Type', withCharset(type, 'utf-8'));
+    }
+    const etagFn = this.get('ETag') ? undefined : (this.app.get('etag fn') as ETagFn | undefined);
+    if (chunk !== undefined) {
+      if (typeof chunk === 'string' && (etagFn !== undefined || chunk.length >= 1000)) chunk = Buffer.from(chunk, 'utf8');
+      const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, 'utf8') : chunk.length;
+      this.set('Content-Length', length);
+      if (etagFn !== undefined) {
+        const tag = etagFn(chunk, typeof chunk === 'string' ? 'utf8' : undefined);
+        if (tag) this.set('ETag', tag);
+      }
+    }
+    if (this.req.fresh) this.statusCode = 304;
+    const code = this.statusCode;
+    if (code === 204 || code === 304) {
+      this.removeHeader('Content-Type');
+      this.removeHeader('Content-Length');
+      this.removeHeader('Transfer-Encoding');
+      chunk = '';
+    }
+    if (code === 205) {
+      this.set('Content-Length', '0');
+      this.removeHeader('Transfer-Encoding');
+      chunk = '';
+    }
+    if (this.req.method === 'HEAD') this.end();
+    else if (chunk === undefined) this.end();
+    else this.end(chunk);
+    return this;
+  }
+
+  /** Sends `value` as JSON by the app's `json replacer`, `json spaces` and `json escape`. */
+  override json(value?: unknown, status?: unknown): this {
+    const body = this.statusAndBody(arguments.length, value, status, 'json');
+    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    return this.send(this.stringify(body));
+  }
+
+  /**
+   * JSON, or a script calling the function named in the query's `jsonp callback name` parameter
+   * (only `[]\w$.` kept of it, and prefixed by a comment, against content sniffing attacks).
+   */
+  jsonp(value?: unknown, status?: unknown): this {
+    const data = this.statusAndBody(arguments.length, value, status, 'jsonp');
+    let body = this.stringify(data);
+    let callback = (this.req.query as Record<string, unknown>)[String(this.app.get('jsonp callback name') ?? 'callback')];
+    if (!this.get('Content-Type')) {
+      this.set('X-Content-Type-Options', 'nosniff');
+      this.set('Content-Type', 'application/json');
+    }
+    if (Array.isArray(callback)) callback = callback[0];
+    if (typeof callback === 'string' && callback.length !== 0) {
+      this.set('X-Content-Type-Options', 'nosniff');
+      this.set('Content-Type', 'text/javascript');
+      const name = callback.replace(/[^[\]\w$.]/g, '');
+      // U+2028/2029 are legal in JSON strings but end a line in older JavaScript.
+      const args = body === undefined ? '' : body.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      body = `/**/ typeof ${name} === 'function' && ${name}(${args});`;
+    }
+    return this.send(body);
+  }
+
+  /** The deprecated `(body, status)` and `(status, body)` forms of json and jsonp. */
+  private statusAndBody(count: number, first: unknown, second: unknown, name: string): unknown {
+    if (count !== 2) return first;
+    if (typeof second === 'number') {
+      deprecate(`res.${name}(obj, status): Use res.status(status).${name}(obj) instead`);
+      this.statusCode = second;
+      return first;
+    }
+    deprecate(`res.${name}(status, obj): Use res.status(status).${name}(obj) instead`);
+    this.statusCode = first as number;
+    return second;
+  }
+
+  private stringify(value: unknown): string | undefined {
+    const app = this.app;
+    const replacer = app.get('json replacer') as ((key: string, value: unknown) => unknown) | undefined;
+    const spaces = app.get('json spaces') as string | number | undefined;
+    const json = replacer || spaces ? JSON.stringify(value, replacer, spaces) : JSON.stringify(value);
+    if (app.get('json escape') && typeof json === 'string') {
+      // So JSON inside HTML cannot close a script element or start an entity.
+      return json.replace(/[<>&]/g, (c) => (c === '<' ? '\\u003c' : c === '>' ? '\\u003e' : '\\u0026'));
+    }
+    return json;
+  }
+
+  override sendStatus(code: number): this {
+    const body = statuses.message[code] || String(code);
+    this.statusCode = code;
+    this.type('txt');
+    return this.send(body);
+  }
+
+  /**
+   * Runs the handler for the type the client accepts best (`req.accepts`), with `Vary: Accept`;
+   * none acceptable and no `default`: 406 to `next`, listing the types offered.
+   */
+  override format(handlers: Record<string, FormatHandler>): this {
+    const req = this.req;
+    const next = req.next!;
+    const keys = Object.keys(handlers).filter((k) => k !== 'default');
+    const key = keys.length > 0 ? req.accepts(keys) : false;
+    this.vary('Accept');
+    if (typeof key === 'string') {
+      this.set('Content-Type', mediaTypeOf(key));
+      handlers[key]!(req, this, next);
+    } else if (handlers.default) {
+      handlers.default(req, this, next);
+    } else {
+      next(createError(406, { types: keys.map(mediaTypeOf) }));
+    }
+    return this;
+  }
+
+  /** Content-Disposition: attachment (with the file name, and its type as Content-Type). */
+  attachment(filename?: string): this {
+    if (filename) this.type(extname(filename));
+    this.set('Content-Disposition', contentDisposition(filename));
+    return this;
+  }
+
+  /** Adds a Set-Cookie line (Express 4's options: maxAge in ms, signed, objects as `j:` JSON). */
+  cookie(name: string, value: unknown, options?: CookieOptions): this {
+    return this.append('Set-Cookie', setCookieLine(name, value, options, this.req.secret, Date.now()));
+  }
+
+  clearCookie(name: string, options?: CookieOptions): this {
+    if (options?.maxAge) deprecate('res.clearCookie: Passing "options.maxAge" is deprecated.');
+    if (options?.expires) deprecate('res.clearCookie: Passing "options.expires" is deprecated.');
+    return this.cookie(name, '', clearingOptions(options));
+  }
+
+  /**
+   * Redirects (302 unless a status is given first) with a short body in the form the client
+   * accepts: text, HTML (the URL escaped), or none.
+   */
+  redirect(url: unknown, status?: unknown): void {
+    let address = url;
+    let code = 302;
+    if (arguments.length === 2) {
+      if (typeof url === 'number') {
+        code = url;
+        address = status;
+      } else {
+        deprecate('res.redirect(url, status): Use res.redirect(status, url) instead');
+        code = status as number;
+      }
+    }
+    const location = String(this.location(address).get('Location'));
+    let body = '';
+    this.format({
+      text: () => {
+        body = `${statuses.message[code]}. Redirecting to ${location}`;
+      },
+      html: () => {
+        body = `<p>${statuses.message[code]}. Redirecting to ${escapeHtml(location)}</p>`;
+      },
+      default: () => {
+        body = '';
+      },
+    });
+    this.statusCode = code;
+    this.set('Content-Length', Buffer.byteLength(body));
+    if (this.req.method === 'HEAD') this.end();
+    else this.end(body);
+  }
+
+  sendFile(path: string, options?: SendFileOptions | SendFileCallback, callback?: SendFileCallback): void {
+    sendFile(this.req, this, path, options, callback);
+  }
+
+  /** Deprecated in Express 4: `sendFile`. */
+  sendfile(path: string, options?: SendFileOptions | SendFileCallback, callback?: SendFileCallback): void {
+    deprecate('res.sendfile: Use res.sendFile instead');
+    sendFileLegacy(this.req, this, path, options, callback);
+  }
+
+  download(path: string, filename?: unknown, options?: unknown, callback?: unknown): void {
+    download(this.req, this, path, filename, options, callback);
+  }
+
+  /** Renders `view` by the app's engines with `res.locals`; sends the HTML unless given a callback. */
+  render(view: string, options?: object | RenderCallback, callback?: RenderCallback): void {
+    const app = this.req.app as Settings;
+    let done = callback;
+    let opts = (options ?? {}) as Record<string, unknown>;
+    if (typeof options === 'function') {
+      done = options as RenderCallback;
+      opts = {};
+    }
+    opts._locals = this.locals;
+    const req = this.req;
+    done ??= (err, html) => {
+      if (err) req.next!(err);
+      else this.send(html);
+    };
+    app.render!(view, opts, done);
+  }
+}
+
+/** The type a `res.format` key names: its media type, or mime's type for a short name. */
+function mediaTypeOf(key: string): string {
+  return key.includes('/') ? key.split(';')[0]!.trim() : mime.lookup(key);
+}
+
+function withCharset(type: string, charset: string): string {
+  const parsed = parseContentType(type);
+  parsed.parameters.charset = charset;
+  return formatContentType(parsed);
+}
+
+/** The prototype roa/express responses inherit (`express.response`). */
+export const response: ExpressResponse = ExpressResponse.prototype;
