@@ -86,6 +86,8 @@ export interface ServiceOptions {
   idempotencyClock?: () => number;
   /** Clock (ms epoch) of OAuth 1.0a timestamps and temporary-credential expiry; tests move it. Default Date.now. */
   oauth1Clock?: () => number;
+  /** Clock (ms epoch) of OAuth 2.0 tokens, authorization codes and the sign-in pages' forms; tests move it. Default Date.now. */
+  oauthClock?: () => number;
   env?: string;
   port?: number;
   host?: string;
@@ -275,7 +277,11 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // The sign-in and approval page of /oauth/authorize and /oauth1/authorize (auth/consent): its
   // password attempts count with Basic's; the form's state is sealed with a key derived from the
   // server key every instance shares.
-  const consentPages = new ConsentPages({ key: consentKey(serverKey), store, throttle, ...(issuer !== undefined ? { origins: [issuer] } : {}) });
+  const consentPages = new ConsentPages({
+    key: consentKey(serverKey), store, throttle,
+    ...(issuer !== undefined ? { origins: [issuer] } : {}),
+    ...(opts.oauthClock !== undefined ? { now: opts.oauthClock } : {}),
+  });
   // The OAuth endpoints read their own form (RFC 6749 rules, errors as RFC 6749 §5.2 JSON), so
   // they come before the service's form parser, whose refusals are problem documents.
   app.use(createOAuthRouter({
@@ -283,6 +289,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
     issuer,
     ...(jwt ? { jwt } : {}),
     consent: consentPages,
+    ...(opts.oauthClock !== undefined ? { now: opts.oauthClock } : {}),
     passwordGrant,
     passwordGrantClients: opts.passwordGrantClients,
     scopesSupported: ARTICLE_SCOPE_LIST,
