@@ -7,7 +7,7 @@ import type { WriteCondition } from '../storage/store.js';
 import { parseEtagList, type PreconditionOutcome } from './conditional.js';
 import { notFound, preconditionFailed, type ResourceSetup } from './decisions.js';
 import { pathnameOf } from '../http/request.js';
-import { baseOf, representationHeaders, sendSeeOther, sendWritten, withoutField } from './representation.js';
+import { baseOf, quotedEtag, representationHeaders, sendSeeOther, sendWritten, withoutField } from './representation.js';
 import type { ResourceContext, ResourceSpec, View } from './resource.js';
 
 /** OPTIONS: 200 with the methods this caller may use on this record in `Allow`. */
@@ -38,11 +38,15 @@ export function sendRepresentation<D>(s: ResourceSetup<D, unknown>, method: stri
   const { res } = ctx;
   const doc = ctx.doc!;
   // One writeHead with every header: cheaper than a setHeader per field on the hottest path.
-  const cacheControl = view.page === undefined ? s.cacheControl : view.page.cacheControl(s.cacheControl, ctx.caller);
+  const { page } = view;
+  const cacheControl = page === undefined ? s.cacheControl : page.cacheControl(s.cacheControl, ctx.caller);
   const headers = representationHeaders(spec, doc, view, cacheControl, ctx.caller);
   if (spec.headers) for (const [k, v] of Object.entries(spec.headers(doc, ctx))) headers.push(k, v);
-  if (view.page !== undefined) headers.push(...view.page.headers);
-  if (view.page !== undefined) ctx.shown = { status: 200, allow: allowedFor(spec, s.supported, ctx), etag: headers[3]!, cacheControl };
+  if (page !== undefined) {
+    // A page shows the response it is part of (PageTraits).
+    headers.push(...page.headers);
+    ctx.shown = { status: 200, allow: allowedFor(spec, s.supported, ctx), etag: quotedEtag(spec.validators(doc).etag, view as View<unknown>, ctx.caller), cacheControl };
+  }
   if (s.development) headers.push('X-Roa-Trace', ctx.trace.join(', '));
   if (outcome === 'not-modified') {
     // RFC 9110 §15.4.5: a 304 carries the validators and caching fields, not Content-Type.
