@@ -236,6 +236,11 @@ describe('browsable API in Chromium (issue 29)', () => {
     // An anonymous reader may only read: no forms to write with.
     assert.equal(await formWithMethod(page, 'PUT').count(), 0);
     assert.equal(await formWithMethod(page, 'DELETE').count(), 0);
+
+    // Errors are HTML problem pages for a browser (open() checks the media type), linking back to the list.
+    const missing = await open(context, '/article/999999', 404);
+    assert.ok((await bodyText(missing.page)).includes('404'), 'the problem page shows its status');
+    assert.ok(await missing.page.locator('a[href="/articles"], a[href$="/articles"]').count() > 0, 'a way back to the list');
   });
 
   it('reads well on a phone-sized viewport (no sideways scrolling) and labels every input', async () => {
