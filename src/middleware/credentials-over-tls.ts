@@ -12,8 +12,11 @@ import { sendProblem } from '../errors/problem.js';
 import { pathnameOf, type NextFunction, type Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 
-/** The OAuth endpoints that read client secrets or passwords from the body (RFC 6749 §2.3.1, §4.3.2). */
-export const OAUTH_CREDENTIAL_PATHS: readonly string[] = Object.freeze(['/oauth/token', '/oauth/revoke', '/oauth/introspect']);
+/**
+ * The OAuth endpoints that read client secrets or passwords from the body (RFC 6749 §2.3.1, §4.3.2),
+ * and the OAuth 1.0a sign-in page, whose form posts a password (RFC 5849 §4.13: TLS for the user's credentials).
+ */
+export const OAUTH_CREDENTIAL_PATHS: readonly string[] = Object.freeze(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth1/authorize']);
 
 /** One year: what RFC 6797 §11.2 and the preload lists expect of a site committed to HTTPS. */
 const ONE_YEAR_S = 31_536_000;

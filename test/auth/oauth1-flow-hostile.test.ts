@@ -180,3 +180,20 @@ describe('OAuth 1.0a endpoints under hostile input', () => {
     assert.equal(stored().approved >= 1, true);
   });
 });
+
+describe('OAuth 1.0a endpoints in production over plain HTTP', () => {
+  let svc: OAuth1TestService;
+  before(async () => {
+    svc = await startOAuth1Service({ env: 'production' });
+  });
+  after(() => svc?.close());
+
+  it('the sign-in form\'s password and signed requests in the header are refused (403) before anything reads them', async () => {
+    const form = await send(svc.base, 'POST', '/oauth1/authorize?oauth_token=x', { headers: FORM, body: 'username=ann&password=pw&decision=approve&flow=x' });
+    assert.equal(form.status, 403);
+    assert.match(form.text, /ROA_ERR_TLS_REQUIRED/);
+    const signed = await send(svc.base, 'POST', '/oauth1/initiate', { headers: { Authorization: 'OAuth oauth_consumer_key="k"' } });
+    assert.equal(signed.status, 403);
+    assert.match(signed.text, /ROA_ERR_TLS_REQUIRED/);
+  });
+});
