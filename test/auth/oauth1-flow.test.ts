@@ -221,3 +221,23 @@ describe('OAuth 1.0a three-legged flow with the npm oauth client', () => {
     assert.equal((await send(svc.base, 'GET', '/oauth1/token')).status, 405);
   });
 });
+
+describe('OAuth 1.0a flow through the embedded caching gateway', () => {
+  let svc: OAuth1TestService;
+  before(async () => {
+    svc = await startOAuth1Service({ gatewayPort: 'ephemeral' });
+    await svc.addUser('ann', 'editor', 'ann-password-1');
+  });
+  after(() => svc?.close());
+
+  it('signs for the gateway\'s URL (the service rebuilds it from the forwarded host), and no cached answer outlives a revocation', async () => {
+    const base = svc.gatewayBase!;
+    const client = new Client(base, 'gw-printer', (await svc.addConsumer('gw-printer'))!, 'oob');
+    const temporary = await client.initiate();
+    const token = await client.exchange(temporary, verifierOf(await answerApproval(base, temporary.token, 'ann', 'ann-password-1')));
+    assert.equal((await client.request('GET', `${base}/articles?page=1`, token)).status, 200);
+    assert.equal((await client.request('GET', `${base}/articles?page=1`, token)).status, 200);
+    await svc.running.store.oauth1.revokeTokenCredentials({ clientId: 'gw-printer' });
+    assert.equal((await client.request('GET', `${base}/articles?page=1`, token)).status, 401);
+  });
+});
