@@ -14,7 +14,9 @@ import { resolve } from 'node:path';
 import depd from 'depd';
 import finalhandler from 'finalhandler';
 import methods from 'methods';
+import { activeFastPaths } from '../http/fast-paths.js';
 import { initRequest, Request } from '../http/request.js';
+import { flushPerTurn, requestStarted } from '../http/turn-flush.js';
 import { Response } from '../http/response.js';
 import type { NextFunction } from '../router/handler.js';
 import type { RoutePath } from '../router/path.js';
@@ -28,6 +30,8 @@ const deprecate = depd('express');
 
 /** Set on `settings` while `trust proxy` has its default, so a mounted app inherits its parent's. */
 const TRUST_PROXY_DEFAULT = Symbol('trust proxy default');
+/** Set on an app whose `listen()` server flushes responses per turn (http/turn-flush). */
+const TURN_FLUSH = Symbol('roa.express.turnFlush');
 
 type Settings = Record<string | symbol, unknown>;
 type AnyFn = (...args: never[]) => unknown;
@@ -36,6 +40,7 @@ type AnyFn = (...args: never[]) => unknown;
 export interface ExpressApp {
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
   [key: string]: unknown;
+  [TURN_FLUSH]?: boolean;
   settings: Settings;
   locals: Record<string, unknown>;
   cache: Record<string, View>;
@@ -124,6 +129,7 @@ application.lazyrouter = function lazyrouter(this: ExpressApp): ExpressRouter {
 };
 
 application.handle = function handle(this: ExpressApp, req: IncomingMessage, res: ServerResponse, callback?: NextFunction): void {
+  if (callback === undefined && this[TURN_FLUSH] === true) requestStarted();
   enterApp(this, req as Request, res as Response);
   const router = this._router;
   const out = callback ?? finalOut(this);
@@ -281,6 +287,11 @@ application.render = function render(this: ExpressApp, name: string, options?: u
 
 application.listen = function listen(this: ExpressApp, ...args: unknown[]): http.Server {
   const server = http.createServer({ IncomingMessage: requestClassFor(this), ServerResponse: responseClassFor(this) }, this);
+  // roa's turnFlush fast path (on unless ROA_FAST_PATHS turns it off, or node lacks what it relies on).
+  if (activeFastPaths().turnFlush) {
+    this[TURN_FLUSH] = true;
+    server.on('connection', flushPerTurn);
+  }
   return (server.listen as (...a: unknown[]) => http.Server)(...args);
 };
 
@@ -322,22 +333,44 @@ function finalOut(app: ExpressApp): (err: unknown, req: Request, res: Response) 
   return out;
 }
 
-/** A request class whose instances are born with `app.request` as prototype (and roa's fields). */
+/**
+ * A request class whose instances are born with `app.request` as prototype (and roa's fields):
+ * the class `app.request` belongs to (express/index makes one per app), else a constructor built
+ * around it (slower: V8 constructs through a runtime call).
+ */
 function requestClassFor(app: ExpressApp): typeof IncomingMessage {
-  // The class express.request belongs to (roa/express's Request subclass), run as the constructor.
-  const RequestBase = (app.request as { constructor: typeof Request }).constructor;
-  function AppRequest(this: unknown, socket: unknown): object {
-    return Reflect.construct(RequestBase, [socket], AppRequest) as object;
-  }
-  AppRequest.prototype = app.request;
-  return AppRequest as unknown as typeof IncomingMessage;
+  return classFor(app.request) as typeof IncomingMessage;
 }
 
 function responseClassFor(app: ExpressApp): typeof ServerResponse {
-  const ResponseBase = (app.response as { constructor: typeof Response }).constructor;
-  function AppResponse(this: unknown, req: unknown, options: unknown): object {
-    return Reflect.construct(ResponseBase, [req, options], AppResponse) as object;
+  return classFor(app.response) as unknown as typeof ServerResponse;
+}
+
+type AnyClass = new (...args: unknown[]) => object;
+
+function classFor(proto: object): AnyClass {
+  const own = (proto as { constructor: AnyClass }).constructor;
+  if (typeof own === 'function' && own.prototype === proto) return own;
+  const Base = own;
+  function Derived(this: unknown, ...args: unknown[]): object {
+    return Reflect.construct(Base, args, Derived) as object;
   }
-  AppResponse.prototype = app.response;
-  return AppResponse as unknown as typeof ServerResponse;
+  Derived.prototype = proto;
+  return Derived as unknown as AnyClass;
+}
+
+/**
+ * `app.request` / `app.response`: a subclass's prototype per app when the base is a class's
+ * prototype (so `listen()` servers construct them directly), else `Object.create(base)`; either
+ * way with `app` on it, as Express 4's.
+ */
+export function appPrototype(base: object, app: ExpressApp): object {
+  const appField = { configurable: true, enumerable: true, writable: true, value: app };
+  const Base = (base as { constructor?: unknown }).constructor;
+  if (typeof Base === 'function' && Base.prototype === base) {
+    const AppClass = class extends (Base as AnyClass) {};
+    Object.defineProperty(AppClass.prototype, 'app', appField);
+    return AppClass.prototype;
+  }
+  return Object.create(base, { app: appField }) as object;
 }

@@ -12,7 +12,7 @@
 import { EventEmitter } from 'node:events';
 import mixin from 'merge-descriptors';
 import { Route } from '../router/route.js';
-import { application, type ExpressApp } from './application.js';
+import { appPrototype, application, type ExpressApp } from './application.js';
 import { json, raw, text, urlencoded } from './body-parsers.js';
 import { query } from './query.js';
 import { request } from './request.js';
@@ -27,9 +27,8 @@ function createApplication(): ExpressApp {
   } as ExpressApp;
   mixin(app, EventEmitter.prototype, false);
   mixin(app, application, false);
-  const own = { configurable: true, enumerable: true, writable: true, value: app };
-  app.request = Object.create(request, { app: own }) as object;
-  app.response = Object.create(response, { app: own }) as object;
+  app.request = appPrototype(request, app);
+  app.response = appPrototype(response, app);
   app.init();
   return app;
 }
