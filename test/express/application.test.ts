@@ -6,10 +6,14 @@
  */
 import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import express from '../../src/express/index.js';
 import { request, withServer } from '../helpers/server.js';
 
@@ -162,6 +166,36 @@ describe('roa/express', () => {
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("runs the README's roa/express example as written", async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const found = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!).filter((b) => b.includes("from 'roa/express'"));
+    assert.equal(found.length, 1, "one ts block in README.md imports roa/express");
+    let code = found[0]!;
+    const src = pathToFileURL(resolve('src/express/index.ts')).href;
+    for (const [from, to] of [["from 'roa/express'", `from '${src}'`], ['app.listen(3000)', "app.listen(0, '127.0.0.1')"]] as const) {
+      assert.ok(code.includes(from), `the README example still contains ${from}`);
+      code = code.replace(from, to);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'roa-express-readme-'));
+    const file = join(dir, 'example.mts');
+    writeFileSync(file, `${code}\nexport { server };\n`);
+    const { server } = await import(pathToFileURL(file).href) as { server: Server };
+    try {
+      if (!server.listening) await new Promise((done) => server.once('listening', done));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const user = await request(base, 'GET', '/users/12?fields=name');
+      assert.equal(user.text, '{\n  "id": "12",\n  "fields": "name"\n}');
+      assert.equal((await request(base, 'GET', '/users/ann')).status, 404);
+      const echo = await request(base, 'POST', '/echo', { headers: { 'content-type': 'application/json' }, body: '{"a":[1,2]}' });
+      assert.deepEqual(JSON.parse(echo.text), { a: [1, 2] });
+      assert.equal((await request(base, 'GET', '/admin')).text, 'admin at /admin');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
