@@ -1,7 +1,8 @@
 /**
  * @module auth
  * `roa/auth`: build an {@link Authenticator} from the schemes (Basic, HMAC, Bearer), their nonce
- * stores and throttles, password and secret hashing, and the OAuth token service and router.
+ * stores and throttles, password and secret hashing, and the OAuth token service and router (with
+ * the authorization code flow's sign-in pages).
  *
  * @example
  *   import { Authenticator, BasicScheme, hashPassword } from 'roa/auth';
@@ -41,6 +42,9 @@ export { RedisFailureThrottle, type RedisThrottleOptions } from './redis-throttl
 export { OAuthError, type OAuthErrorCode } from './oauth-errors.js';
 export { OAuthTokenService, type OAuthOptions, type OAuthStore } from './oauth-token.js';
 export { createOAuthRouter, type OAuthRouterOptions } from './oauth-router.js';
+/** The sign-in and approval pages of /oauth/authorize (pass them to createOAuthRouter as `consent`) and /oauth1/authorize. */
+export { ConsentPages, consentKey, FlowSeal, type ConsentAnswer, type ConsentPagesOptions, type PageView } from './consent/index.js';
+export { redirectUriMatches, redirectUriProblem } from './redirect-uris.js';
 export {
   OAuth1Scheme,
   verifyOAuth1Request,
