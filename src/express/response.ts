@@ -16,6 +16,7 @@ import send from 'send';
 import statuses from 'statuses';
 import appendVary from 'vary';
 import { Response, type HeaderValue } from '../http/response.js';
+import { BoundedMap } from '../util/bounded-map.js';
 import { clearingOptions, setCookieLine, type CookieOptions } from './cookies.js';
 import type { ETagFn } from './settings.js';
 import type { ExpressRequest } from './request.js';
@@ -63,13 +64,11 @@ export class ExpressResponse extends Response {
       for (const key in field) this.set(key, field[key]);
       return this;
     }
-    let text: string | string[] = Array.isArray(value) ? value.map(String) : String(value);
-    if (field.toLowerCase() === 'content-type') {
+    const text: string | string[] = Array.isArray(value) ? value.map(String) : String(value);
+    if (field.length === 12 && field.toLowerCase() === 'content-type') {
       if (Array.isArray(text)) throw new TypeError('Content-Type cannot be set to an Array');
-      if (!HAS_CHARSET.test(text)) {
-        const charset = mime.charsets.lookup(text.split(';')[0]!);
-        if (charset) text += '; charset=' + charset.toLowerCase();
-      }
+      this.setHeader(field, labelled(text));
+      return this;
     }
     this.setHeader(field, text);
     return this;
@@ -161,17 +160,17 @@ export class ExpressResponse extends Response {
   private sendChunk(body: string | Buffer | undefined): this {
     let chunk = body;
     if (typeof chunk === 'string') {
-      const type = this.get('Content-Type');
-      if (typeof type === 'string') this.set('Content-Type', withCharset(type, 'utf-8'));
+      const type = this.getHeader('Content-Type');
+      if (typeof type === 'string') this.setHeader('Content-Type', inUtf8(type));
     }
     const etagFn = this.get('ETag') ? undefined : (this.app.get('etag fn') as ETagFn | undefined);
     if (chunk !== undefined) {
       if (typeof chunk === 'string' && (etagFn !== undefined || chunk.length >= 1000)) chunk = Buffer.from(chunk, 'utf8');
       const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, 'utf8') : chunk.length;
-      this.set('Content-Length', length);
+      this.setHeader('Content-Length', String(length));
       if (etagFn !== undefined) {
         const tag = etagFn(chunk, typeof chunk === 'string' ? 'utf8' : undefined);
-        if (tag) this.set('ETag', tag);
+        if (tag) this.setHeader('ETag', String(tag));
       }
     }
     if (this.req.fresh) this.statusCode = 304;
@@ -368,10 +367,35 @@ function mediaTypeOf(key: string): string {
   return key.includes('/') ? key.split(';')[0]!.trim() : mime.lookup(key);
 }
 
-function withCharset(type: string, charset: string): string {
-  const parsed = parseContentType(type);
-  parsed.parameters.charset = charset;
-  return formatContentType(parsed);
+// Handlers set few distinct Content-Types, so what they become is remembered (bounded): the
+// content-type and mime look-ups run once per value, not once per response.
+const LABELLED = new BoundedMap<string, string>(256);
+const IN_UTF8 = new BoundedMap<string, string>(256);
+
+/** A Content-Type as Express 4 sets it: a charset added when mime knows one for the type. */
+function labelled(type: string): string {
+  let value = LABELLED.get(type);
+  if (value === undefined) {
+    value = type;
+    if (!HAS_CHARSET.test(type)) {
+      const charset = mime.charsets.lookup(type.split(';')[0]!);
+      if (charset) value += '; charset=' + charset.toLowerCase();
+    }
+    LABELLED.set(type, value);
+  }
+  return value;
+}
+
+/** The Content-Type with `charset=utf-8`, the encoding string bodies are written in. */
+function inUtf8(type: string): string {
+  let value = IN_UTF8.get(type);
+  if (value === undefined) {
+    const parsed = parseContentType(type);
+    parsed.parameters.charset = 'utf-8';
+    value = formatContentType(parsed);
+    IN_UTF8.set(type, value);
+  }
+  return value;
 }
 
 /** The prototype roa/express responses inherit (`express.response`). */
