@@ -98,6 +98,10 @@ export function withoutField(headers: string[], name: string): string[] {
  * (RFC 9110 §15.4.4), so reloading the result does not post the form again.
  */
 export function sendSeeOther(res: Response, location: string): void {
-  res.writeHead(303, ['Location', location, 'Content-Length', '0', 'Cache-Control', 'no-store']);
+  // Fields set one by one, as sendWritten does, so an Idempotency-Key replay (resources/idempotency) reads them back.
+  res.statusCode = 303;
+  res.setHeader('Location', location);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Length', '0');
   res.end();
 }

@@ -48,6 +48,16 @@ describe('HTML forms of the browsable API', () => {
     assert.equal(xml.text, '<article><title>Sencha</title><price currency="eur">9.90</price></article>');
   });
 
+  it('replays a form create retried with the same Idempotency-Key: the same 303, nothing created twice', async () => {
+    const init = { headers: browser({ 'content-type': FORM, 'idempotency-key': 'form-retry-1' }), body: form({ title: 'Once', 'price[amount]': '1.00', 'price[currency]': 'eur' }) };
+    const first = await send(svc.base, 'POST', '/articles', init);
+    const again = await send(svc.base, 'POST', '/articles', init);
+    assert.equal(first.status, 303);
+    assert.equal(again.status, 303);
+    assert.equal(again.headers.location, first.headers.location);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+  });
+
   it('creates from a multipart form the same way', async () => {
     const { body, type } = multipart({ title: 'Matcha', 'price[amount]': '20.00', 'price[currency]': 'jpy' });
     const res = await send(svc.base, 'POST', '/articles', { headers: browser({ 'content-type': type }), body });
