@@ -114,10 +114,13 @@ async function checkRequest(req: Request, store: AuthorizeStore): Promise<Checke
     return page(400, 'Unknown redirect URI', 'This redirect_uri is not registered for the application, so the answer cannot be sent there.');
   }
   // From here on the redirect URI is the client's own: errors go back to it (§4.1.2.1).
-  const state = p.get('state');
+  const given = p.get('state');
+  // RFC 6749 Appendix A.5: state is visible ASCII and space (VSCHAR); anything else is not echoed.
+  const state = given !== undefined && /^[\x20-\x7e]*$/.test(given) ? given : undefined;
   const fail = (error: string, description: string): Checked => ({
     kind: 'redirect', redirectUri, params: [['error', error], ['error_description', description], ...(state !== undefined ? [['state', state] as [string, string]] : [])],
   });
+  if (given !== undefined && state === undefined) return fail('invalid_request', 'state must be visible ASCII characters or spaces (RFC 6749 Appendix A.5)');
   const responseType = p.get('response_type');
   if (responseType === undefined || responseType === '') return fail('invalid_request', 'response_type is required');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported');

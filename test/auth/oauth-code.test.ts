@@ -56,12 +56,16 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     assert.equal(created.status, 201, await created.text());
   });
 
-  it('echoes state exactly, whatever characters it holds', async () => {
-    const state = 'a b+c/é&=?%25;"<x>';
+  it('echoes state exactly, whatever visible characters it holds, and refuses others unechoed', async () => {
+    const state = 'a b+c/&=?%25;"<x>~#\\\'';
     const { url } = await pkceRequest(env, 'web', WEB_REDIRECT, { state });
     const callback = await approve(env, url);
     assert.equal(callback.searchParams.get('state'), state);
     assert.equal(callback.searchParams.getAll('state').length, 1);
+    const res = await fetch((await pkceRequest(env, 'web', WEB_REDIRECT, { state: 'caf\u00e9\u0001' })).url, { redirect: 'manual' });
+    const refused = new URL(res.headers.get('location')!);
+    assert.equal(refused.searchParams.get('error'), 'invalid_request');
+    assert.equal(refused.searchParams.has('state'), false);
   });
 
   it('narrows the scope to what was asked for', async () => {
