@@ -32,6 +32,8 @@ const deprecate = depd('express');
 const TRUST_PROXY_DEFAULT = Symbol('trust proxy default');
 /** Set on an app whose `listen()` server flushes responses per turn (http/turn-flush). */
 const TURN_FLUSH = Symbol('roa.express.turnFlush');
+/** The app's finalhandler call, made once per app. */
+const FINAL_OUT = Symbol('roa.express.finalOut');
 
 type Settings = Record<string | symbol, unknown>;
 type AnyFn = (...args: never[]) => unknown;
@@ -41,6 +43,7 @@ export interface ExpressApp {
   (req: IncomingMessage, res: ServerResponse, next?: NextFunction): void;
   [key: string]: unknown;
   [TURN_FLUSH]?: boolean;
+  [FINAL_OUT]?: (err: unknown, req: Request, res: Response) => void;
   settings: Settings;
   locals: Record<string, unknown>;
   cache: Record<string, View>;
@@ -132,7 +135,7 @@ application.handle = function handle(this: ExpressApp, req: IncomingMessage, res
   if (callback === undefined && this[TURN_FLUSH] === true) requestStarted();
   enterApp(this, req as Request, res as Response);
   const router = this._router;
-  const out = callback ?? finalOut(this);
+  const out = callback ?? (this[FINAL_OUT] ??= finalOut(this));
   if (router === undefined) {
     (out as (err: unknown, req: Request, res: Response) => void)(undefined, req as Request, res as Response);
     return;
@@ -186,17 +189,9 @@ application.param = function param(this: ExpressApp, name: string | string[], fn
   return this;
 };
 
-application.set = function set(this: ExpressApp, setting: string, ...rest: unknown[]): unknown {
-  if (rest.length === 0) {
-    // Own settings first, then a parent app's (mounted apps' settings inherit by prototype).
-    let settings: object | null = this.settings;
-    while (settings && settings !== Object.prototype) {
-      if (Object.hasOwn(settings, setting)) return (settings as Settings)[setting];
-      settings = Object.getPrototypeOf(settings) as object | null;
-    }
-    return undefined;
-  }
-  const value = rest[0];
+application.set = function set(this: ExpressApp, setting: string, value?: unknown): unknown {
+  // No rest parameter: responses read settings per request (`etag fn`, `json spaces`).
+  if (arguments.length === 1) return readSetting(this.settings, setting);
   this.settings[setting] = value;
   switch (setting) {
     case 'etag':
@@ -233,14 +228,33 @@ application.disable = function disable(this: ExpressApp, setting: string): Expre
   return this.set(setting, false) as ExpressApp;
 };
 
+/** Own settings first, then a parent app's (mounted apps' settings inherit by prototype). */
+function readSetting(settings: object, setting: string): unknown {
+  let at: object | null = settings;
+  while (at && at !== Object.prototype) {
+    if (Object.hasOwn(at, setting)) return (at as Settings)[setting];
+    at = Object.getPrototypeOf(at) as object | null;
+  }
+  return undefined;
+}
+
 for (const method of methods) {
+  if (method === 'get') continue;
   application[method] = function routeMethod(this: ExpressApp, path: RoutePath, ...handlers: unknown[]): unknown {
-    if (method === 'get' && handlers.length === 0 && arguments.length === 1) return this.set(path as string);
     const route = this.lazyrouter().route(path);
     (route[method] as AnyFn).apply(route, handlers as never[]);
     return this;
   };
 }
+
+// `app.get(setting)` is read per request by responses, so its one-argument form allocates nothing.
+application.get = function get(this: ExpressApp, path: RoutePath): unknown {
+  if (arguments.length === 1) return readSetting(this.settings, path as string);
+  const route = this.lazyrouter().route(path);
+  // eslint-disable-next-line prefer-rest-params -- see above
+  (route.get as AnyFn).apply(route, Array.prototype.slice.call(arguments, 1) as never[]);
+  return this;
+};
 
 application.all = function all(this: ExpressApp, path: RoutePath, ...handlers: unknown[]): ExpressApp {
   const route = this.lazyrouter().route(path);
@@ -318,19 +332,12 @@ function enterApp(app: ExpressApp, req: Request, res: Response): void {
   // req.query is parsed when first read, by the app's `query parser` (express/request).
 }
 
-const finalOuts = new WeakMap<ExpressApp, (err: unknown, req: Request, res: Response) => void>();
-
-/** The app's last resort (finalhandler, as Express): one function per app, made on first use. */
+/** The app's last resort (finalhandler, as Express). */
 function finalOut(app: ExpressApp): (err: unknown, req: Request, res: Response) => void {
-  let out = finalOuts.get(app);
-  if (out === undefined) {
-    const onerror = (err: Error): void => {
-      if (app.get('env') !== 'test') console.error(err.stack || err.toString());
-    };
-    out = (err, req, res) => finalhandler(req, res, { env: app.get('env') as string, onerror })(err);
-    finalOuts.set(app, out);
-  }
-  return out;
+  const onerror = (err: Error): void => {
+    if (app.get('env') !== 'test') console.error(err.stack || err.toString());
+  };
+  return (err, req, res) => finalhandler(req, res, { env: app.get('env') as string, onerror })(err);
 }
 
 /**

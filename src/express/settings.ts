@@ -4,14 +4,24 @@
  * `trust proxy` → `trust proxy fn`; `query parser` is express/query's), so requests never parse
  * a setting, and a malformed value fails at `app.set`.
  */
-import etag from 'etag';
+import { createHash, hash } from 'node:crypto';
 import proxyaddr from 'proxy-addr';
 
 export type ETagFn = (body: string | Buffer, encoding?: BufferEncoding) => string;
 export type TrustFn = (addr: string, hop: number) => boolean;
 
+/**
+ * The tag the `etag` package gives a body (`"<length hex>-<sha1 base64, 27 chars>"`), computed with
+ * node's one-shot `crypto.hash` where there is one: it runs for every `res.send` body, and the
+ * streaming hash object costs more than hashing a short body.
+ */
 function etagGenerator(weak: boolean): ETagFn {
-  return (body, encoding) => etag(Buffer.isBuffer(body) ? body : Buffer.from(body, encoding), { weak });
+  const prefix = weak ? 'W/"' : '"';
+  return (body, encoding) => {
+    const buf = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
+    const digest = typeof hash === 'function' ? hash('sha1', buf, 'base64') : createHash('sha1').update(buf).digest('base64');
+    return `${prefix}${buf.length.toString(16)}-${digest.slice(0, 27)}"`;
+  };
 }
 
 /** Express's default: a weak ETag of the body. */

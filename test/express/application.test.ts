@@ -14,7 +14,9 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import etag from 'etag';
 import express from '../../src/express/index.js';
+import { strongETag, weakETag } from '../../src/express/settings.js';
 import { request, withServer } from '../helpers/server.js';
 
 process.env.NODE_ENV = 'test';
@@ -58,6 +60,14 @@ describe('roa/express', () => {
     assert.equal((app.get('trust proxy fn') as (a: string, i: number) => boolean)('127.0.0.1', 0), true);
     app.disable('x-powered-by');
     assert.equal(app.disabled('x-powered-by'), true);
+  });
+
+  it('makes the ETags the etag package makes (Express 4 default weak, strong on request)', () => {
+    for (const body of ['', 'Hello World', 'é'.repeat(5000), Buffer.from([0, 1, 2, 255])]) {
+      const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
+      assert.equal(weakETag(body), etag(bytes, { weak: true }));
+      assert.equal(strongETag(body), etag(bytes));
+    }
   });
 
   it('routes with params, query by the query parser setting, and answers 404 as Express does', async () => {
