@@ -11,6 +11,8 @@ import depd from 'depd';
 import fresh from 'fresh';
 import parseRange from 'range-parser';
 import typeis from 'type-is';
+import { activeFastPaths } from '../http/fast-paths.js';
+import { FastRequest } from '../http/fast-request.js';
 import { Request } from '../http/request.js';
 import { clientAddress, forwardedAddresses, TRUST_FN_SETTING, type TrustFn } from '../http/trust-proxy.js';
 import { compileQueryParser, parseExtendedQuery, QUERY_PARSER_FN_SETTING, type QueryParser } from './query.js';
@@ -23,7 +25,14 @@ const QUERY_FOR = Symbol('roa.express.queryFor');
 type Settings = { get(setting: string): unknown };
 type Bag = Record<string, unknown>;
 
-export class ExpressRequest extends Request {
+/**
+ * roa's `incomingMessage` fast path (a body handed from node's parser straight to the body reader)
+ * applies to roa/express requests too, under the same switch (ROA_FAST_PATHS, node's support),
+ * read once when this module loads.
+ */
+const RequestBase: typeof Request = activeFastPaths().incomingMessage ? FastRequest : Request;
+
+export class ExpressRequest extends RequestBase {
   declare [QUERY]: Record<string, unknown> | undefined;
   declare [QUERY_FOR]: string | undefined;
   /** Set by cookie-parser. */
