@@ -84,7 +84,7 @@ describe('ConsentPages', () => {
     await withServer(app(), async (base) => {
       const res = await post(base, { decision: 'deny', [FLOW_FIELD]: await flowOf(base) }, { 'sec-fetch-site': 'same-origin', origin: 'null' });
       assert.equal(res.status, 200);
-      assert.equal((await res.json()).decision, 'deny');
+      assert.equal(((await res.json()) as { decision: string }).decision, 'deny');
     });
   });
 
@@ -103,7 +103,8 @@ describe('ConsentPages', () => {
     await withServer(app(), async (base) => {
       const flow = await flowOf(base);
       const form = { username: 'ann', password: 'pw-ann-long', decision: 'approve', [FLOW_FIELD]: flow };
-      for (const headers of [{ origin: 'http://localhost:1' }, { origin: 'null', 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }]) {
+      const foreign: Array<Record<string, string>> = [{ origin: 'http://localhost:1' }, { origin: 'null', 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }];
+      for (const headers of foreign) {
         const res = await post(base, form, headers);
         assert.equal(res.status, 403, JSON.stringify(headers));
         assert.match(await res.text(), /another site/);
