@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from '../helpers/node-test.js';
 import { send } from '../helpers/service.js';
-import { approve, flowOf, pkceRequest, startCodeEnv, WEB_REDIRECT } from './oauth-code-helpers.js';
+import { answerPage, approve, flowOf, PASSWORD, pkceRequest, startCodeEnv, WEB_REDIRECT } from './oauth-code-helpers.js';
 
 describe('the code flow through the embedded gateway', () => {
   it('serves the page uncached and takes the form posted from the gateway origin', async () => {
@@ -53,6 +53,28 @@ describe('the code flow in production', () => {
       const secure = await send(env.base, 'GET', target, { headers: { 'x-forwarded-proto': 'https' } });
       assert.equal(secure.status, 200);
       assert.equal(secure.headers['strict-transport-security'], 'max-age=31536000');
+    } finally {
+      await env.close();
+    }
+  });
+});
+
+describe('sign-ins on the page and Basic share one throttle', () => {
+  it('locks Basic at this address after ten wrong passwords on the page, and the page after Basic', async () => {
+    const env = await startCodeEnv();
+    try {
+      const { url } = await pkceRequest(env, 'web', WEB_REDIRECT);
+      for (let i = 0; i < 10; i++) {
+        const wrong = await answerPage(env, url, { username: 'ann', password: `wrong-${i}`, decision: 'approve' });
+        assert.equal(wrong.status, 403);
+      }
+      const basic = await send(env.base, 'GET', '/articles', { headers: { authorization: 'Basic ' + Buffer.from(`ann:${PASSWORD}`).toString('base64') } });
+      assert.equal(basic.status, 429, 'the right password over Basic, once the page used up the attempts');
+      const page = await answerPage(env, url, { username: 'ann', password: PASSWORD, decision: 'approve' });
+      assert.equal(page.status, 429);
+      assert.ok(Number(page.headers.get('retry-after')) > 0);
+      assert.match(await page.text(), /Too many attempts/);
+      assert.equal(env.codeRows(), 0);
     } finally {
       await env.close();
     }
