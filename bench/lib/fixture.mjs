@@ -12,6 +12,13 @@ import { roa } from './roa-dist.mjs';
 export const EDITOR = { name: 'bench-editor', password: 'bench-password-1' };
 export const HMAC_SECRET = 'bench-hmac-secret-0123456789abcdefghijklmnopq';
 export const CLIENT = { id: 'bench-client', secret: 'bench-client-secret-0123456789abcdefghijklmn' };
+/** An OAuth 1.0a client (consumer) and the editor's token credentials for it (RFC 5849 §1.1). */
+export const OAUTH1 = {
+  consumerKey: 'bench-oauth1-client',
+  consumerSecret: 'bench-oauth1-secret-0123456789abcdefghijkl',
+  token: 'bench-oauth1-token-0123456789abcdefghijklmnop',
+  tokenSecret: 'bench-oauth1-token-secret-0123456789abcdefgh',
+};
 /** 32 bytes derived from a label: the same SecretBox key in every server process of a run. */
 export const SERVER_KEY = createHash('sha256').update('roa-bench-server-key').digest();
 
@@ -58,6 +65,7 @@ export async function openSeededStore() {
     userName: EDITOR.name,
     scopes: ['articles:read', 'articles:write'],
   });
+  await seedOAuth1(store);
   let disposed = false;
   return {
     store,
@@ -70,6 +78,27 @@ export async function openSeededStore() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Registers OAUTH1's client and gives the editor its token credentials, through the storage's own approval and exchange. */
+async function seedOAuth1(store) {
+  const [{ SecretBox }, { sealConsumerSecret, sealTokenSecret }, { hashToken }] = await Promise.all([
+    roa('auth/secret-box.js'),
+    roa('auth/oauth1/store-credentials.js'),
+    roa('auth/tokens.js'),
+  ]);
+  const box = new SecretBox(SERVER_KEY);
+  const { consumerKey } = OAUTH1;
+  await store.oauth1.createConsumer({ clientId: consumerKey, sealedSecret: sealConsumerSecret(box, consumerKey, OAUTH1.consumerSecret), rsaPublicKey: null, callbacks: [], userName: null });
+  const now = Date.now();
+  const temporary = hashToken('bench-oauth1-temporary');
+  await store.oauth1.saveTemporaryCredentials({ tokenHash: temporary, sealedSecret: sealTokenSecret(box, temporary, 'unused'), clientId: consumerKey, callback: 'oob', expiresAtMs: now + 60_000 }, now, 10);
+  await store.oauth1.approveTemporaryCredentials(temporary, { verifierHash: 'bench', userName: EDITOR.name }, now);
+  const tokenHash = hashToken(OAUTH1.token);
+  const done = await store.oauth1.exchangeTemporaryCredentials(temporary, now, () => true, (approved) => ({
+    tokenHash, sealedSecret: sealTokenSecret(box, tokenHash, OAUTH1.tokenSecret), clientId: approved.clientId, userName: approved.userName,
+  }));
+  if (done.status !== 'issued') throw new Error('seeding the OAuth 1 token credentials failed');
 }
 
 /** Runs `cleanup` once on SIGTERM/SIGINT (the harness stops servers with SIGTERM), then exits. */

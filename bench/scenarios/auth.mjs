@@ -4,13 +4,15 @@
  * requests (bench/lib/request-feed.mjs): Node signs them ahead of the window and wrk sends each once.
  */
 import { ARTICLE_XML, nodeServer } from '../lib/article-servers.mjs';
-import { BEHIND_TLS, EDITOR, HMAC_SECRET, basicHeader, clientBasicHeader } from '../lib/fixture.mjs';
+import { randomBytes } from 'node:crypto';
+import { BEHIND_TLS, EDITOR, HMAC_SECRET, OAUTH1, basicHeader, clientBasicHeader } from '../lib/fixture.mjs';
 import { rawRequest, writeRequestFeed } from '../lib/request-feed.mjs';
 import { pidsNamed } from '../lib/proc.mjs';
 import { haveRedisServer, startRedis } from '../lib/redis.mjs';
 import { roa } from '../lib/roa-dist.mjs';
 
 const { signRequest } = await roa('client/index.js');
+const { oauth1Signature, oauthEncode, signatureBaseString } = await roa('auth/oauth1/index.js');
 /**
  * Redis for the nonce store: BENCH_REDIS_URL if given (its redis-server processes are counted apart), else a
  * redis-server of our own pinned to BENCH_REDIS_CPU (default 1, wrk's CPU) and, unless BENCH_REDIS_RT=0, run under
@@ -63,6 +65,30 @@ async function anonymousFeed(ctx) {
   });
 }
 
+/**
+ * `Authorization: OAuth …` for one request (RFC 5849 §3.5.1): the editor's token credentials, HMAC-SHA1,
+ * a fresh nonce. The base string URI is what the server rebuilds: https (BEHIND_TLS, from loopback, is
+ * trusted) and the Host rawRequest sends.
+ */
+function oauth1Header(port, request) {
+  const params = [
+    { name: 'oauth_consumer_key', value: OAUTH1.consumerKey },
+    { name: 'oauth_token', value: OAUTH1.token },
+    { name: 'oauth_signature_method', value: 'HMAC-SHA1' },
+    { name: 'oauth_timestamp', value: String(Math.floor(Date.now() / 1000)) },
+    { name: 'oauth_nonce', value: randomBytes(16).toString('hex') },
+    { name: 'oauth_version', value: '1.0' },
+  ];
+  const base = signatureBaseString(request.method, `https://127.0.0.1:${port}${request.path}`, params);
+  params.push({ name: 'oauth_signature', value: oauth1Signature('HMAC-SHA1', base, { consumerSecret: OAUTH1.consumerSecret, tokenSecret: OAUTH1.tokenSecret }) });
+  return `OAuth realm="roa", ${params.map((p) => `${p.name}="${oauthEncode(p.value)}"`).join(', ')}`;
+}
+
+/** OAuth 1.0a signed GETs, each with its own nonce (recorded in the SQLite store), fed like the HMAC nonce rows. */
+async function oauth1Feed(ctx) {
+  return feedOf(ctx, () => ({ ...BEHIND_TLS, Authorization: oauth1Header(ctx.port, ctx.request) }));
+}
+
 /** An access token from POST /oauth/token (client_credentials, client_secret_basic). */
 async function bearer({ port }) {
   const res = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
@@ -86,10 +112,11 @@ export default {
     `anonymous-fed (a control, not a scheme): anonymous GETs sent like the HMAC nonce feeds, each distinct and as long. ` +
     `Basic: the editor, verification cached after the first request. HMAC minimal: one replayable header. HMAC nonce: ` +
     `Date + a fresh nonce per request, precomputed (2.5× the warm-up's rate, at least ${(FEED_RATE / 2).toLocaleString('en-US')}/s, or ${FEED_RATE.toLocaleString('en-US')}/s, of window; only the part that differs is kept in wrk's memory) and sent once each by wrk; nonces ` +
-    `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}${REDIS_REALTIME ? ', SCHED_FIFO when allowed' : ''}, over loopback TCP and, as hmac-nonce-redis-unix, over its Unix socket` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT).`,
+    `recorded in the SQLite store or in Redis (${ownRedis ? `a redis-server of its own pinned to CPU ${process.env.BENCH_REDIS_CPU ?? '1'}${REDIS_REALTIME ? ', SCHED_FIFO when allowed' : ''}, over loopback TCP and, as hmac-nonce-redis-unix, over its Unix socket` : REDIS_URL}). Bearer: a client_credentials token (opaque, or an ES256 JWT). ` +
+    `OAuth 1.0a: HMAC-SHA1 signed with the editor's token credentials, a fresh nonce per request fed like the HMAC nonce rows, nonces in the SQLite store's table or (-nonce-log) its nonce log.`,
   subject: 'anonymous',
   baseline: 'anonymous',
-  peers: ['anonymous-fed', 'basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-sqlite-log', 'hmac-nonce-redis', 'hmac-nonce-redis-resp', ...(ownRedis ? ['hmac-nonce-redis-unix'] : []), 'bearer-opaque', 'bearer-jwt'],
+  peers: ['anonymous-fed', 'basic', 'hmac-minimal', 'hmac-nonce-sqlite', 'hmac-nonce-sqlite-log', 'hmac-nonce-redis', 'hmac-nonce-redis-resp', ...(ownRedis ? ['hmac-nonce-redis-unix'] : []), 'bearer-opaque', 'bearer-jwt', 'oauth1-hmac-sha1', 'oauth1-hmac-sha1-nonce-log'],
   servers: [
     nodeServer('anonymous', 'articles-roa'),
     nodeServer('anonymous-fed', 'articles-roa', {}, { prepare: anonymousFeed }),
@@ -117,6 +144,9 @@ export default {
     })] : []),
     nodeServer('bearer-opaque', 'articles-roa', {}, { prepare: bearer }),
     nodeServer('bearer-jwt', 'articles-roa', { BENCH_TOKEN_FORMAT: 'jwt' }, { prepare: bearer }),
+    // OAuth 1.0a (RFC 5849) HMAC-SHA1 with the editor's token credentials; nonces in the SQLite store's table, or its log.
+    nodeServer('oauth1-hmac-sha1', 'articles-roa', {}, { prepare: oauth1Feed }),
+    nodeServer('oauth1-hmac-sha1-nonce-log', 'articles-roa', { BENCH_SQLITE_NONCE_LOG: '1' }, { prepare: oauth1Feed }),
   ],
   requests: [{ ...GET, expect: { status: 200, body: ARTICLE_XML } }],
 };
