@@ -4,6 +4,7 @@
  * there are sealed (auth/secret-box) and tokens kept by hash, so this opens and looks up, with a
  * short cache so the hot path pays no AES-GCM per request.
  */
+import { HttpError } from '../../errors/http-error.js';
 import type { OAuth1Consumer as StoredConsumer, OAuth1Store } from '../../storage/oauth1-records.js';
 import { BoundedMap } from '../../util/bounded-map.js';
 import type { SecretBox } from '../secret-box.js';
@@ -38,7 +39,7 @@ export function openTokenSecret(box: SecretBox, tokenHash: string, blob: string)
 export function openConsumer(box: SecretBox, c: StoredConsumer): OAuth1Consumer {
   return {
     key: c.clientId,
-    secret: c.sealedSecret === null ? undefined : openConsumerSecret(box, c.clientId, c.sealedSecret),
+    secret: c.sealedSecret === null ? undefined : unsealed(() => openConsumerSecret(box, c.clientId, c.sealedSecret!)),
     rsaPublicKey: c.rsaPublicKey ?? undefined,
     callbacks: c.callbacks,
     userName: c.userName ?? undefined,
@@ -81,10 +82,19 @@ export function storeCredentials(oauth1: Pick<OAuth1Store, 'getConsumer' | 'getT
       if (rec === undefined || rec.revoked) return undefined;
       let opened = secrets.get(tokenHash);
       if (opened === undefined || opened.blob !== rec.sealedSecret) {
-        opened = { blob: rec.sealedSecret, secret: openTokenSecret(box, tokenHash, rec.sealedSecret) };
+        opened = { blob: rec.sealedSecret, secret: unsealed(() => openTokenSecret(box, tokenHash, rec.sealedSecret)) };
         secrets.set(tokenHash, opened);
       }
       return { secret: opened.secret, consumerKey: rec.clientId, userName: rec.userName };
     },
   };
+}
+
+/** A secret that does not open (the server key changed, a row was copied): an operator problem, never the client's. */
+function unsealed(open: () => string): string {
+  try {
+    return open();
+  } catch (err) {
+    throw new HttpError(500, 'OAuth 1 secret cannot be decrypted', { code: 'ROA_ERR_OAUTH1_SECRET_UNREADABLE', expose: false, cause: err });
+  }
 }
