@@ -44,7 +44,7 @@ export interface VerifyOAuth1Options<T extends OAuth1TokenSecret> {
   bodyLimit?: number;
   /** WWW-Authenticate challenge of a 401 (default `OAuth realm="roa"`). */
   challenge?: string;
-  /** Outside production a refused signature tells the client the base string the server signed. */
+  /** Outside production a refused signature tells the client the base string the server signed. Default NODE_ENV === 'production'. */
   production?: boolean;
   safeEqual?: SafeEqual;
 }
@@ -127,7 +127,7 @@ export async function verifyOAuth1Request<T extends OAuth1TokenSecret>(req: Requ
   }, options.safeEqual ?? defaultSafeEqual);
   const secretUsable = p.method === 'RSA-SHA1' ? consumer?.rsaPublicKey !== undefined : consumer?.secret !== undefined;
   if (!ok || consumer === undefined || !tokenKnown || !secretUsable) {
-    const diagnostics = options.production === true ? undefined : { baseString };
+    const diagnostics = (options.production ?? process.env.NODE_ENV === 'production') ? undefined : { baseString };
     throw problem401(challenge, 'signature_invalid', 'Invalid OAuth credentials', diagnostics);
   }
 
