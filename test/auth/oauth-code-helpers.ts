@@ -32,11 +32,12 @@ export interface CodeEnv {
   close(): Promise<void>;
 }
 
+/** The service on a SQLite file of its own, or on the database `opts.db` names (codeRows then unavailable). */
 export async function startCodeEnv(opts: ServiceOptions = {}): Promise<CodeEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'roa-code-'));
-  const db = join(dir, 'roa.db');
+  const db = opts.db ?? join(dir, 'roa.db');
   const clock = { now: Date.now() };
-  const svc = await startTestService({ db, oauthClock: () => clock.now, ...opts });
+  const svc = await startTestService({ oauthClock: () => clock.now, ...opts, db });
   const store = svc.running.store;
   await store.createUser({ name: 'ann', role: 'editor', passwordHash: await hashPassword(PASSWORD, { N: 1024, r: 8, p: 1 }) });
   const { clientSecret, secretHash } = generateClientSecret();
@@ -44,14 +45,17 @@ export async function startCodeEnv(opts: ServiceOptions = {}): Promise<CodeEnv> 
   await store.oauth2.createClient({ clientId: 'native', secretHash: '', userName: 'ann', scopes: ['articles:read'], redirectUris: [NATIVE_REDIRECT] });
   const issuer = new URL(svc.base);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
-  const counter = new Database(db, { readonly: true });
+  const counter = opts.db === undefined ? new Database(db, { readonly: true }) : undefined;
   return {
     svc, base: svc.base, as, clock,
     web: { client_id: 'web' }, webSecret: clientSecret,
     native: { client_id: 'native' },
-    codeRows: () => (counter.prepare('SELECT count(*) AS n FROM oauth2_authorization_codes').get() as { n: number }).n,
+    codeRows: () => {
+      if (counter === undefined) throw new Error('codeRows reads the SQLite file startCodeEnv made');
+      return (counter.prepare('SELECT count(*) AS n FROM oauth2_authorization_codes').get() as { n: number }).n;
+    },
     async close() {
-      counter.close();
+      counter?.close();
       await svc.close();
       rmSync(dir, { recursive: true, force: true });
     },
