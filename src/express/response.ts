@@ -90,7 +90,13 @@ export class ExpressResponse extends Response {
 
   /** Content-Type from a full type, or a short name or extension looked up by mime. */
   override type(type: string): this {
-    return this.set('Content-Type', type.includes('/') ? type : mime.lookup(type));
+    let value = TYPES.get(type);
+    if (value === undefined) {
+      value = labelled(type.includes('/') ? type : mime.lookup(type));
+      TYPES.set(type, value);
+    }
+    this.setHeader('Content-Type', value);
+    return this;
   }
 
   contentType(type: string): this {
@@ -161,7 +167,10 @@ export class ExpressResponse extends Response {
     let chunk = body;
     if (typeof chunk === 'string') {
       const type = this.getHeader('Content-Type');
-      if (typeof type === 'string') this.setHeader('Content-Type', inUtf8(type));
+      if (typeof type === 'string') {
+        const utf8 = inUtf8(type);
+        if (utf8 !== type) this.setHeader('Content-Type', utf8);
+      }
     }
     const etagFn = this.get('ETag') ? undefined : (this.app.get('etag fn') as ETagFn | undefined);
     if (chunk !== undefined) {
@@ -370,6 +379,7 @@ function mediaTypeOf(key: string): string {
 // Handlers set few distinct Content-Types, so what they become is remembered (bounded): the
 // content-type and mime look-ups run once per value, not once per response.
 const LABELLED = new BoundedMap<string, string>(256);
+const TYPES = new BoundedMap<string, string>(256);
 const IN_UTF8 = new BoundedMap<string, string>(256);
 
 /** A Content-Type as Express 4 sets it: a charset added when mime knows one for the type. */
