@@ -4,9 +4,13 @@
  * form's origin is the gateway's public one), and production's https rule for the page.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as oauth from 'oauth4webapi';
 import { describe, it } from '../helpers/node-test.js';
 import { send } from '../helpers/service.js';
-import { answerPage, approve, flowOf, PASSWORD, pkceRequest, startCodeEnv, WEB_REDIRECT } from './oauth-code-helpers.js';
+import { answerPage, approve, flowOf, insecure, oauthError, PASSWORD, pkceRequest, startCodeEnv, WEB_REDIRECT } from './oauth-code-helpers.js';
 
 describe('the code flow through the embedded gateway', () => {
   it('serves the page uncached and takes the form posted from the gateway origin', async () => {
@@ -77,6 +81,28 @@ describe('sign-ins on the page and Basic share one throttle', () => {
       assert.equal(env.codeRows(), 0);
     } finally {
       await env.close();
+    }
+  });
+});
+
+describe('the code flow with JWT access tokens', () => {
+  it('issues a JWT, and a replayed code revokes it at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-code-jwt-'));
+    const env = await startCodeEnv({ tokenFormat: 'jwt', jwtKeyFile: join(dir, 'jwt.json') });
+    try {
+      const { url, verifier, state } = await pkceRequest(env, 'web', WEB_REDIRECT);
+      const params = oauth.validateAuthResponse(env.as, env.web, await approve(env, url), state);
+      const exchange = () => oauth.authorizationCodeGrantRequest(env.as, env.web, oauth.ClientSecretBasic(env.webSecret), params, WEB_REDIRECT, verifier, insecure)
+        .then((r) => oauth.processAuthorizationCodeResponse(env.as, env.web, r));
+      const tokens = await exchange();
+      assert.equal(tokens.access_token.split('.').length, 3, 'a JWT');
+      const read = () => fetch(env.base + '/articles', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      assert.equal((await read()).status, 200);
+      assert.deepEqual(await oauthError(exchange()), { error: 'invalid_grant', status: 400 });
+      assert.equal((await read()).status, 401);
+    } finally {
+      await env.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
