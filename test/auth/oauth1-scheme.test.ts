@@ -253,6 +253,46 @@ describe('OAuth1Scheme refuses malformed and hostile requests with a clear 4xx',
   });
 });
 
+describe('verifyOAuth1Request as the /oauth1 endpoints call it', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+    await setup(h);
+    h.credentials.temporary.set('temp', { secret: 'temp-secret', consumerKey: KEY });
+  });
+  after(() => h.close());
+
+  it('reads the protocol parameters from a form body (§3.5.2) and returns oauth_callback', async () => {
+    const form = [{ name: 'oauth_callback', value: 'https://app.example/cb?x=1' }];
+    const params = sign(h, 'POST', '/verify-initiate', { token: undefined, tokenSecret: undefined, form });
+    const r = await send(h, 'POST', '/verify-initiate', { host: host(h), 'content-type': 'application/x-www-form-urlencoded' }, formOf([...form, ...params]));
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(r.json(), { consumer: KEY, callback: 'https://app.example/cb?x=1', place: 'body' });
+  });
+  it('treats an empty oauth_token as none where no token may be sent', async () => {
+    const params = sign(h, 'POST', '/verify-initiate', { token: '', tokenSecret: undefined, extra: { oauth_callback: 'oob' } });
+    const r = await send(h, 'POST', '/verify-initiate', { host: host(h), authorization: authorizationOf(params) });
+    assert.equal(r.status, 200, r.body);
+  });
+  it('refuses a token where none may be sent, and requires one where it must be (400)', async () => {
+    const withToken = sign(h, 'POST', '/verify-initiate', { extra: { oauth_callback: 'oob' } });
+    const r1 = await send(h, 'POST', '/verify-initiate', { host: host(h), authorization: authorizationOf(withToken) });
+    assert.equal(r1.status, 400);
+    const without = sign(h, 'POST', '/verify-token', { token: undefined, tokenSecret: undefined, extra: { oauth_verifier: 'v' } });
+    const r2 = await send(h, 'POST', '/verify-token', { host: host(h), authorization: authorizationOf(without) });
+    assert.equal(r2.status, 400);
+    assert.equal(r2.json().oauthProblem, 'parameter_absent');
+  });
+  it('verifies with temporary credentials and returns oauth_verifier; an access token is not one', async () => {
+    const ok = sign(h, 'POST', '/verify-token', { token: 'temp', tokenSecret: 'temp-secret', extra: { oauth_verifier: 'ver1' } });
+    const r = await send(h, 'POST', '/verify-token', { host: host(h), authorization: authorizationOf(ok) });
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(r.json(), { consumer: KEY, verifier: 'ver1' });
+    const access = sign(h, 'POST', '/verify-token', { extra: { oauth_verifier: 'ver1' } });
+    assert.equal((await send(h, 'POST', '/verify-token', { host: host(h), authorization: authorizationOf(access) })).status, 401);
+  });
+});
+
 describe('OAuth1Scheme with limits set', () => {
   it('applies a configured header limit', async () => {
     const h = await startHarness({ limits: { headerLength: 300 } });
