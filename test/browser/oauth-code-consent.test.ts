@@ -18,7 +18,7 @@ import { flowOf, insecure, NATIVE_REDIRECT, PASSWORD, startCodeEnv, type CodeEnv
 
 const skip = skipReason(chromiumAvailable(), `Chromium not found at ${CHROMIUM_PATH} (run .ci/install-chromium.sh)`);
 /** Waits long enough for a busy shared machine; no test depends on it being short. */
-const WAIT_MS = 30_000;
+const WAIT_MS = 60_000;
 
 /** A loopback HTTP server standing for a site: the app receiving the redirect, or a hostile page. */
 interface Site {
@@ -38,7 +38,14 @@ async function startSite(host: string, page: (url: URL) => string): Promise<Site
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const base = `http://${host}:${(server.address() as AddressInfo).port}`;
-  return { server, base, hits, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    server, base, hits,
+    close: () => new Promise<void>((r) => {
+      server.close(() => r());
+      // A browser's keep-alive connections would hold close() open.
+      server.closeAllConnections();
+    }),
+  };
 }
 
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
