@@ -7,16 +7,15 @@
  */
 import { extname } from 'node:path';
 import contentDisposition from 'content-disposition';
-import { format as formatContentType, parse as parseContentType } from 'content-type';
 import depd from 'depd';
 import encodeUrl from 'encodeurl';
 import escapeHtml from 'escape-html';
 import createError from 'http-errors';
-import send from 'send';
 import statuses from 'statuses';
 import appendVary from 'vary';
 import { Response, type HeaderValue } from '../http/response.js';
-import { BoundedMap } from '../util/bounded-map.js';
+import { jsonpScript, stringifyJson, type JsonReplacer } from './json-body.js';
+import { inUtf8, labelled, mediaTypeOf, typeValue } from './media-types.js';
 import { clearingOptions, setCookieLine, type CookieOptions } from './cookies.js';
 import type { ETagFn } from './settings.js';
 import type { ExpressRequest } from './request.js';
@@ -24,9 +23,6 @@ import { download, sendFile, sendFileLegacy, type SendFileCallback, type SendFil
 
 const deprecate = depd('express');
 
-/** send's mime (1.x), which Express 4 resolves short names and charsets with. */
-const mime = (send as unknown as { mime: { lookup(path: string): string; charsets: { lookup(type: string): string | undefined } } }).mime;
-const HAS_CHARSET = /;\s*charset\s*=/;
 
 type Settings = { get(setting: string): unknown; render?: (view: string, options: object, done: RenderCallback) => void };
 type RenderCallback = (err: Error | null, html?: string) => void;
@@ -90,12 +86,7 @@ export class ExpressResponse extends Response {
 
   /** Content-Type from a full type, or a short name or extension looked up by mime. */
   override type(type: string): this {
-    let value = TYPES.get(type);
-    if (value === undefined) {
-      value = labelled(type.includes('/') ? type : mime.lookup(type));
-      TYPES.set(type, value);
-    }
-    this.setHeader('Content-Type', value);
+    this.setHeader('Content-Type', typeValue(type));
     return this;
   }
 
@@ -224,10 +215,7 @@ export class ExpressResponse extends Response {
     if (typeof callback === 'string' && callback.length !== 0) {
       this.set('X-Content-Type-Options', 'nosniff');
       this.set('Content-Type', 'text/javascript');
-      const name = callback.replace(/[^[\]\w$.]/g, '');
-      // U+2028/2029 are legal in JSON strings but end a line in older JavaScript.
-      const args = body === undefined ? '' : body.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-      body = `/**/ typeof ${name} === 'function' && ${name}(${args});`;
+      body = jsonpScript(callback, body);
     }
     return this.send(body);
   }
@@ -247,14 +235,7 @@ export class ExpressResponse extends Response {
 
   private stringify(value: unknown): string | undefined {
     const app = this.app;
-    const replacer = app.get('json replacer') as ((key: string, value: unknown) => unknown) | undefined;
-    const spaces = app.get('json spaces') as string | number | undefined;
-    const json = replacer || spaces ? JSON.stringify(value, replacer, spaces) : JSON.stringify(value);
-    if (app.get('json escape') && typeof json === 'string') {
-      // So JSON inside HTML cannot close a script element or start an entity.
-      return json.replace(/[<>&]/g, (c) => (c === '<' ? '\\u003c' : c === '>' ? '\\u003e' : '\\u0026'));
-    }
-    return json;
+    return stringifyJson(value, app.get('json replacer') as JsonReplacer | undefined, app.get('json spaces') as string | number | undefined, Boolean(app.get('json escape')));
   }
 
   override sendStatus(code: number): this {
@@ -369,43 +350,6 @@ export class ExpressResponse extends Response {
     };
     app.render!(view, opts, done);
   }
-}
-
-/** The type a `res.format` key names: its media type, or mime's type for a short name. */
-function mediaTypeOf(key: string): string {
-  return key.includes('/') ? key.split(';')[0]!.trim() : mime.lookup(key);
-}
-
-// Handlers set few distinct Content-Types, so what they become is remembered (bounded): the
-// content-type and mime look-ups run once per value, not once per response.
-const LABELLED = new BoundedMap<string, string>(256);
-const TYPES = new BoundedMap<string, string>(256);
-const IN_UTF8 = new BoundedMap<string, string>(256);
-
-/** A Content-Type as Express 4 sets it: a charset added when mime knows one for the type. */
-function labelled(type: string): string {
-  let value = LABELLED.get(type);
-  if (value === undefined) {
-    value = type;
-    if (!HAS_CHARSET.test(type)) {
-      const charset = mime.charsets.lookup(type.split(';')[0]!);
-      if (charset) value += '; charset=' + charset.toLowerCase();
-    }
-    LABELLED.set(type, value);
-  }
-  return value;
-}
-
-/** The Content-Type with `charset=utf-8`, the encoding string bodies are written in. */
-function inUtf8(type: string): string {
-  let value = IN_UTF8.get(type);
-  if (value === undefined) {
-    const parsed = parseContentType(type);
-    parsed.parameters.charset = 'utf-8';
-    value = formatContentType(parsed);
-    IN_UTF8.set(type, value);
-  }
-  return value;
 }
 
 /** The prototype roa/express responses inherit (`express.response`). */
