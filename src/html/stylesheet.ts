@@ -30,7 +30,7 @@ section.panel{background:var(--panel);border:1px solid var(--line);border-radius
 section.panel h2{margin-top:0}
 form{display:grid;gap:.75rem;margin:.5rem 0}
 label{display:grid;gap:.25rem;font-weight:600}
-input[type=text]{font:inherit;font-weight:400;padding:.5rem;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg);width:100%}
+input[type=text],input[type=password]{font:inherit;font-weight:400;padding:.5rem;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg);width:100%}
 button{font:inherit;padding:.5rem 1rem;border-radius:4px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer;justify-self:start}
 button.danger{background:var(--bad);border-color:var(--bad)}
 .errors{color:var(--bad)}
