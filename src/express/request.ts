@@ -208,6 +208,8 @@ export class ExpressRequest extends RequestBase {
     if (res === undefined) return false;
     const status = res.statusCode;
     if ((status < 200 || status >= 300) && status !== 304) return false;
+    // Most requests are not conditional: no response headers to read then.
+    if (this.headers['if-none-match'] === undefined && this.headers['if-modified-since'] === undefined) return false;
     return fresh(this.headers, {
       etag: res.getHeader('ETag') as string | undefined,
       'last-modified': res.getHeader('Last-Modified') as string | undefined,
