@@ -120,7 +120,7 @@ application.defaultConfiguration = function defaultConfiguration(this: ExpressAp
   Object.defineProperty(this, 'router', {
     configurable: true,
     get() {
-      throw new Error("'app.router' is deprecated!\nPlease see the 3.x to 4.x migration guide for details on how to update your app.");
+      throw new Error('app.router is gone since Express 4: routes and middleware go on the app itself (app.get, app.use)');
     },
   });
 };
