@@ -246,6 +246,8 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
       nonces,
       production,
       ...(opts.hmacClockSkewMs !== undefined ? { clockSkewMs: opts.hmacClockSkewMs } : {}),
+      // The endpoints' clock too, so a test that moves time signs resource requests in the same time.
+      ...(opts.oauth1Clock !== undefined ? { now: opts.oauth1Clock } : {}),
     }),
   ];
   const authenticator = new Authenticator(schemes);
