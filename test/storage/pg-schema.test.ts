@@ -110,6 +110,29 @@ describe('PostgreSQL schema isolation', () => {
       assert.equal(rows.length, 1, `${schema}: ${out}`);
     }
   });
+
+  it('puts the users and clients of `roa user` / `roa client` with --schema in that schema, not the default one', async () => {
+    const schema = `${RUN}_users`;
+    const env = cliEnv({ ROA_SECRET_KEY: randomBytes(32).toString('base64') });
+    const roa = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', ...CLI, ...args, '--db', PG_URL, '--schema', schema], { encoding: 'utf8', env, timeout: 60_000 });
+    const name = `u_${randomBytes(3).toString('hex')}`;
+    const added = roa('user', 'add', name, '--role', 'editor', '--password', 'a-long-password');
+    assert.equal(added.status, 0, added.stderr);
+    const client = roa('client', 'add', `c_${name}`, '--user', name);
+    assert.equal(client.status, 0, client.stderr);
+    const listed = roa('user', 'list');
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(name));
+    const inSchema = await withClient((c) => c.query(`SELECT table_schema FROM information_schema.tables WHERE table_name = 'users' AND table_schema = $1`, [schema]));
+    assert.equal(inSchema.rowCount, 1);
+    const users = await withClient((c) => c.query(`SELECT name FROM "${schema}".users WHERE name = $1`, [name]));
+    assert.equal(users.rowCount, 1);
+    const clients = await withClient((c) => c.query(`SELECT client_id FROM "${schema}".oauth_clients WHERE client_id = $1`, [`c_${name}`]));
+    assert.equal(clients.rowCount, 1);
+    // Without --schema the user is not found in the connection's default schema.
+    const elsewhere = spawnSync(process.execPath, ['--import', 'tsx', ...CLI, 'user', 'list', '--db', PG_URL], { encoding: 'utf8', env, timeout: 60_000 });
+    assert.doesNotMatch(elsewhere.stdout, new RegExp(name));
+  });
 });
 
 describe('PostgreSQL URLs without a user', () => {

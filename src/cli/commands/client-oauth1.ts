@@ -51,7 +51,7 @@ export async function addOAuth1Consumer(clientId: string, flags: Record<string, 
   const secret = given ?? (rsaPem === null ? generateToken() : undefined);
   const box = new SecretBox(loadServerKey({ keyFile: resolveOption(SERVE_OPTIONS.secretKeyFile, flags.secretKeyFile) }).key);
   const userName = typeof flags.user === 'string' ? flags.user : null;
-  await withStore(flags.db, async (store) => {
+  await withStore(flags, async (store) => {
     await store.oauth1.createConsumer({
       clientId, sealedSecret: secret === undefined ? null : sealConsumerSecret(box, clientId, secret), rsaPublicKey: rsaPem, callbacks, userName,
     });
@@ -78,9 +78,10 @@ export function registerClientRevoke(client: Command): void {
     .description("revoke an OAuth 1 client's token credentials (every user's, or one user's with --user)")
     .option('--user <name>', 'only the token credentials this user approved')
     .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (clientId: string, flags: Record<string, unknown>) => {
       const userName = typeof flags.user === 'string' ? flags.user : undefined;
-      const revoked = await withStore(flags.db, async (store) => {
+      const revoked = await withStore(flags, async (store) => {
         if ((await store.oauth1.getConsumer(clientId)) === undefined) {
           const oauth2 = (await store.getClient(clientId)) !== undefined;
           throw new Error(oauth2 ? `'${clientId}' is an OAuth 2 client: revoke its tokens with POST /oauth/revoke, or remove it` : `no OAuth 1 client '${clientId}'`);

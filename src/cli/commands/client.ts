@@ -22,7 +22,8 @@ export function registerClient(program: Command): void {
     .option('--user <name>', 'the user this client acts for (client_credentials grant; required but for --oauth1)')
     .option('--secret <secret>', 'client secret (generated when omitted)')
     .option('--scopes <scopes>', `space- or comma-separated scopes (default: ${SCOPES.join(' ')})`)
-    .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)');
+    .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)');
   oauth1AddOptions(oauth2AddOptions(add))
     .action(async (clientId: string, flags: Record<string, unknown>) => {
       if (!CLIENT_ID.test(clientId)) throw new Error('a client_id is 1-128 characters of letters, digits, ".", "_", "~" or "-"');
@@ -39,7 +40,7 @@ export function registerClient(program: Command): void {
       // A generated secret has 256 random bits: a fast hash cannot be brute-forced. A chosen one may
       // be guessable like a password, so it is stored like one (scrypt).
       const { clientSecret, secretHash } = given === undefined ? generateClientSecret() : { clientSecret: given, secretHash: await hashPassword(given) };
-      await withStore(flags.db, async (store) => {
+      await withStore(flags, async (store) => {
         if (!(await store.getUser(flags.user as string))) throw new Error(`no user named '${String(flags.user)}'`);
         if (await store.oauth1.getConsumer(clientId)) throw new Error(`an OAuth 1 client named '${clientId}' exists`);
         const registration = { clientId, secretHash: publicClient ? '' : secretHash, userName: flags.user as string, scopes };
@@ -55,8 +56,9 @@ export function registerClient(program: Command): void {
     .command('list')
     .description('list clients')
     .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (flags: Record<string, unknown>) => {
-      await withStore(flags.db, async (store) => {
+      await withStore(flags, async (store) => {
         for (const c of await store.listClients()) console.log(`${c.clientId}\t${c.userName}\t${c.scopes.join(' ')}`);
         for (const line of await listOAuth1Consumers(store)) console.log(line);
       });
@@ -65,8 +67,9 @@ export function registerClient(program: Command): void {
     .command('remove <client_id>')
     .description('remove a client (and its tokens)')
     .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (clientId: string, flags: Record<string, unknown>) => {
-      const removed = await withStore(flags.db, async (store) => (await store.removeClient(clientId)) || store.oauth1.removeConsumer(clientId));
+      const removed = await withStore(flags, async (store) => (await store.removeClient(clientId)) || store.oauth1.removeConsumer(clientId));
       if (!removed) throw new Error(`no client '${clientId}'`);
       console.log(`removed client ${clientId}`);
     });

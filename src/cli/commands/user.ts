@@ -35,7 +35,8 @@ export function registerUser(program: Command): void {
     .option('--password <password>', 'password (generated when omitted)')
     .option('--hmac-secret [secret]', 'give the user an HMAC secret (generated and printed once when no value)')
     .option(SERVE_OPTIONS.secretKeyFile.flag, 'server key file sealing HMAC secrets (or env ROA_SECRET_KEY)')
-    .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)');
+    .option(SERVE_OPTIONS.db.flag, 'database (env DATABASE_URL, default ./data/roa.db)')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)');
   add.action(async (name: string, flags: Record<string, unknown>) => {
     if (!NAME.test(name)) throw new Error('a user name is 1-64 characters of letters, digits, ".", "_" or "-"');
     const role = flags.role as Role;
@@ -46,7 +47,7 @@ export function registerUser(program: Command): void {
     const hmac = flags.hmacSecret === undefined ? undefined : flags.hmacSecret === true ? generateHmacSecret() : String(flags.hmacSecret);
     if (typeof flags.hmacSecret === 'string') checkChosenSecret('--hmac-secret', flags.hmacSecret);
     const hmacSecret = hmac === undefined ? null : sealer(flags.secretKeyFile)(name, hmac);
-    await withStore(flags.db, async (store) => {
+    await withStore(flags, async (store) => {
       await store.createUser({ name, role, passwordHash: await hashPassword(password), hmacSecret });
     });
     console.log(`added ${role} ${name}`);
@@ -60,11 +61,12 @@ export function registerUser(program: Command): void {
     .option('--secret <secret>', 'the secret (generated when omitted)')
     .option(SERVE_OPTIONS.secretKeyFile.flag, 'server key file (or env ROA_SECRET_KEY)')
     .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (name: string, flags: Record<string, unknown>) => {
       const secret = typeof flags.secret === 'string' ? flags.secret : generateHmacSecret();
       if (typeof flags.secret === 'string') checkChosenSecret('--secret', flags.secret);
       const sealed = sealer(flags.secretKeyFile)(name, secret);
-      if (!(await withStore(flags.db, (store) => store.setUserHmacSecret(name, sealed)))) throw new Error(`no user named '${name}'`);
+      if (!(await withStore(flags, (store) => store.setUserHmacSecret(name, sealed)))) throw new Error(`no user named '${name}'`);
       console.log(`hmac secret set for ${name}`);
       if (typeof flags.secret !== 'string') console.log(`hmac secret: ${secret}`);
     });
@@ -74,13 +76,14 @@ export function registerUser(program: Command): void {
     .description("set a user's password; prints a generated one once when none is given")
     .option('--password <password>', 'the new password (generated when omitted)')
     .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (name: string, flags: Record<string, unknown>) => {
       const given = typeof flags.password === 'string' ? flags.password : undefined;
       if (given !== undefined) checkChosenPassword('--password', given);
       const password = given ?? generatePassword();
       const hash = await hashPassword(password);
       // A new password ends the grants made with the old one: every OAuth token issued for the user.
-      const revoked = await withStore(flags.db, async (store) => ((await store.setUserPassword(name, hash)) ? store.revokeUserTokens(name) : undefined));
+      const revoked = await withStore(flags, async (store) => ((await store.setUserPassword(name, hash)) ? store.revokeUserTokens(name) : undefined));
       if (revoked === undefined) throw new Error(`no user named '${name}'`);
       console.log(`password set for ${name}; ${revoked} OAuth token${revoked === 1 ? '' : 's'} revoked`);
       if (given === undefined) console.log(`password: ${password}`);
@@ -90,9 +93,10 @@ export function registerUser(program: Command): void {
     .command('role <name> <role>')
     .description("change a user's role (reader, editor or admin)")
     .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (name: string, role: string, flags: Record<string, unknown>) => {
       if (!ROLES.includes(role as Role)) throw new Error(`role must be one of ${ROLES.join(', ')}, got '${role}'`);
-      if (!(await withStore(flags.db, (store) => store.setUserRole(name, role as Role)))) throw new Error(`no user named '${name}'`);
+      if (!(await withStore(flags, (store) => store.setUserRole(name, role as Role)))) throw new Error(`no user named '${name}'`);
       console.log(`${name} is now ${role}`);
     });
 
@@ -100,8 +104,9 @@ export function registerUser(program: Command): void {
     .command('list')
     .description('list users')
     .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (flags: Record<string, unknown>) => {
-      await withStore(flags.db, async (store) => {
+      await withStore(flags, async (store) => {
         for (const u of await store.listUsers()) {
           console.log(`${u.name}\t${u.role}\t${u.hmacSecret ? 'hmac' : '-'}\t${u.createdAt.toISOString()}`);
         }
@@ -112,8 +117,9 @@ export function registerUser(program: Command): void {
     .command('remove <name>')
     .description('remove a user')
     .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (name: string, flags: Record<string, unknown>) => {
-      const removed = await withStore(flags.db, (store) => store.removeUser(name));
+      const removed = await withStore(flags, (store) => store.removeUser(name));
       if (!removed) throw new Error(`no user named '${name}'`);
       console.log(`removed ${name}`);
     });
