@@ -20,7 +20,6 @@ import { compileQueryParser, parseExtendedQuery, QUERY_PARSER_FN_SETTING, type Q
 const deprecate = depd('express');
 
 const QUERY = Symbol('roa.express.query');
-const QUERY_FOR = Symbol('roa.express.queryFor');
 
 type Settings = { get(setting: string): unknown };
 type Bag = Record<string, unknown>;
@@ -34,7 +33,6 @@ const RequestBase: typeof Request = activeFastPaths().incomingMessage ? FastRequ
 
 export class ExpressRequest extends RequestBase {
   declare [QUERY]: Record<string, unknown> | undefined;
-  declare [QUERY_FOR]: string | undefined;
   /** Set by cookie-parser. */
   declare cookies: Record<string, string> | undefined;
   declare signedCookies: Record<string, string> | undefined;
@@ -123,20 +121,23 @@ export class ExpressRequest extends RequestBase {
     return typeis(this, types.flat()) as string | false;
   }
 
-  /** The query string parsed by the app's `query parser` (qs `extended` by default). */
+  /**
+   * The query string parsed by the app's `query parser` (qs `extended` by default), once: as in
+   * Express 4, where it is parsed on entry, changes made to it stay for the rest of the chain, and
+   * mounting (which rewrites `req.url`) does not parse it again.
+   */
   override get query(): Record<string, unknown> {
+    const known = this[QUERY];
+    if (known !== undefined) return known;
     const url = this.url ?? '';
-    if (this[QUERY] !== undefined && this[QUERY_FOR] === url) return this[QUERY];
     const q = url.indexOf('?');
-    const parse = queryParserOf(this.app);
-    this[QUERY] = parse(q === -1 ? '' : url.slice(q + 1));
-    this[QUERY_FOR] = url;
-    return this[QUERY];
+    const parsed = queryParserOf(this.app)(q === -1 ? '' : url.slice(q + 1));
+    this[QUERY] = parsed;
+    return parsed;
   }
 
   override set query(value: Record<string, unknown>) {
     this[QUERY] = value;
-    this[QUERY_FOR] = this.url ?? '';
   }
 
   /**

@@ -119,6 +119,20 @@ describe('roa/express request', () => {
     }
   });
 
+  it('parses the query once: a change made to it is still there inside a mounted app', async () => {
+    const app = express();
+    const sub = express();
+    sub.get('/', ((req: ExpressRequest, res: ExpressResponse) => res.json(req.query)) as never);
+    app.use(((req: ExpressRequest, _res: ExpressResponse, next: () => void) => {
+      req.query.added = 'yes';
+      next();
+    }) as never);
+    app.use('/sub', sub as never);
+    await withServer(app, async (base) => {
+      assert.deepEqual(json(await request(base, 'GET', '/sub?a=1')), { a: '1', added: 'yes' });
+    });
+  });
+
   it('tells XHR by X-Requested-With, and req.param looks in params, body, then query', async () => {
     const app = express();
     app.use(express.json());
