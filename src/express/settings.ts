@@ -18,9 +18,18 @@ export type TrustFn = (addr: string, hop: number) => boolean;
 function etagGenerator(weak: boolean): ETagFn {
   const prefix = weak ? 'W/"' : '"';
   return (body, encoding) => {
-    const buf = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
-    const digest = typeof hash === 'function' ? hash('sha1', buf, 'base64') : createHash('sha1').update(buf).digest('base64');
-    return `${prefix}${buf.length.toString(16)}-${digest.slice(0, 27)}"`;
+    let length: number;
+    let digest: string;
+    if (typeof body === 'string' && (encoding === undefined || encoding === 'utf8' || encoding === 'utf-8') && typeof hash === 'function') {
+      // A UTF-8 string is hashed as it is: no Buffer made for it.
+      length = Buffer.byteLength(body, 'utf8');
+      digest = hash('sha1', body, 'base64');
+    } else {
+      const buf = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
+      length = buf.length;
+      digest = typeof hash === 'function' ? hash('sha1', buf, 'base64') : createHash('sha1').update(buf).digest('base64');
+    }
+    return `${prefix}${length.toString(16)}-${digest.slice(0, 27)}"`;
   };
 }
 

@@ -68,6 +68,7 @@ describe('roa/express', () => {
       assert.equal(weakETag(body), etag(bytes, { weak: true }));
       assert.equal(strongETag(body), etag(bytes));
     }
+    assert.equal(weakETag('caf\u00e9', 'latin1'), etag(Buffer.from('caf\u00e9', 'latin1'), { weak: true }));
   });
 
   it('routes with params, query by the query parser setting, and answers 404 as Express does', async () => {
