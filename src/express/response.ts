@@ -17,7 +17,7 @@ import { Response, type HeaderValue } from '../http/response.js';
 import { jsonpScript, stringifyJson, type JsonReplacer } from './json-body.js';
 import { inUtf8, labelled, mediaTypeOf, typeValue } from './media-types.js';
 import { clearingOptions, setCookieLine, type CookieOptions } from './cookies.js';
-import type { ETagFn } from './settings.js';
+import { strongETag, weakETag, type ETagFn } from './settings.js';
 import type { ExpressRequest } from './request.js';
 import { download, sendFile, sendFileLegacy, type SendFileCallback, type SendFileOptions } from './send-file.js';
 
@@ -165,7 +165,9 @@ export class ExpressResponse extends Response {
     }
     const etagFn = this.get('ETag') ? undefined : (this.app.get('etag fn') as ETagFn | undefined);
     if (chunk !== undefined) {
-      if (typeof chunk === 'string' && (etagFn !== undefined || chunk.length >= 1000)) chunk = Buffer.from(chunk, 'utf8');
+      // An app's own etag function gets the bytes, as in Express 4; the built-in ones hash a string as it is.
+      const bytesForETag = etagFn !== undefined && etagFn !== weakETag && etagFn !== strongETag;
+      if (typeof chunk === 'string' && (bytesForETag || chunk.length >= 1000)) chunk = Buffer.from(chunk, 'utf8');
       const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, 'utf8') : chunk.length;
       this.setHeader('Content-Length', String(length));
       if (etagFn !== undefined) {

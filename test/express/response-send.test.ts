@@ -6,6 +6,7 @@
 import { describe, it } from '../helpers/node-test.js';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import etag from 'etag';
 import express from '../../src/express/index.js';
 import type { ExpressRequest } from '../../src/express/request.js';
 import type { ExpressResponse } from '../../src/express/response.js';
@@ -24,7 +25,7 @@ function appWith(handler: Handler, setup?: (app: ReturnType<typeof express>) => 
 
 describe('roa/express response', () => {
   it('sends strings as HTML, Buffers as octets, objects as JSON, with Content-Length and a weak ETag', async () => {
-    const bodies: Record<string, unknown> = { '/s': 'hey', '/b': Buffer.from('hey'), '/o': { a: 1 }, '/n': null };
+    const bodies: Record<string, unknown> = { '/s': 'hey', '/b': Buffer.from('hey'), '/o': { a: 1 }, '/n': null, '/u': 'caf\u00e9 \u2603' };
     const app = appWith((req, res) => res.send(bodies[req.path]));
     await withServer(app, async (base) => {
       const s = await request(base, 'GET', '/s');
@@ -36,6 +37,9 @@ describe('roa/express response', () => {
       assert.equal(o.headers['content-type'], 'application/json; charset=utf-8');
       assert.equal(o.text, '{"a":1}');
       assert.equal((await request(base, 'GET', '/n')).text, '');
+      const unicode = await request(base, 'GET', '/u');
+      assert.equal(unicode.headers.etag, etag(Buffer.from('caf\u00e9 \u2603', 'utf8'), { weak: true }));
+      assert.equal(unicode.headers['content-length'], String(Buffer.byteLength('caf\u00e9 \u2603')));
       const head = await request(base, 'HEAD', '/s');
       assert.equal(head.text, '');
       assert.equal(head.headers['content-length'], '3');
