@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { HttpError } from '../errors/http-error.js';
 import { sendProblem } from '../errors/problem.js';
+import { queryCarriesOAuth1 } from '../auth/oauth1/oauth1-scheme.js';
 import { pathnameOf, type NextFunction, type Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 
@@ -84,6 +85,8 @@ function credentialKind(req: Request, paths: ReadonlySet<string>): string | unde
   if (authorization !== undefined) return `Authorization ${schemeName(authorization)}`;
   // roa's HMAC scheme (auth/hmac): `Authentication: hmac user:nonce:signature`.
   if (req.headers.authentication !== undefined) return 'Authentication (HMAC)';
+  // OAuth 1.0a's protocol parameters may travel in the query (RFC 5849 §3.5.3): a token and a signature.
+  if (queryCarriesOAuth1(req.url ?? '')) return 'OAuth 1.0a parameters in the query';
   if (req.method === 'POST' && paths.has(normalisePath(pathnameOf(req.url ?? '/')))) return 'OAuth client credentials or password';
   return undefined;
 }

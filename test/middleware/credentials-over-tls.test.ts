@@ -64,6 +64,7 @@ const CREDENTIALED: Array<[string, string, string, Record<string, string>, strin
   ['token endpoint, other case and a trailing slash', 'POST', '/OAuth/Token/', { 'content-type': 'application/x-www-form-urlencoded' }],
   ['revocation endpoint', 'POST', '/oauth/revoke', { 'content-type': 'application/x-www-form-urlencoded' }],
   ['introspection endpoint', 'POST', '/oauth/introspect', { 'content-type': 'application/x-www-form-urlencoded' }],
+  ['OAuth 1.0a parameters in the query', 'GET', `/articles?oauth_consumer_key=app&oauth_token=t&oauth_signature_method=HMAC-SHA1&oauth_signature=${SECRET}`, {}, 'OAuth 1.0a parameters in the query'],
 ];
 const FORM_BODY = `grant_type=password&client_id=web&client_secret=${SECRET}&username=ann&password=${SECRET}`;
 
@@ -91,7 +92,7 @@ describe('credentialsOverTls in production over plain HTTP', () => {
       const line = JSON.parse(h.logs[i]!) as Record<string, unknown>;
       assert.equal(line.level, 40, `${name}: warn`);
       assert.equal(line.method, method);
-      assert.equal(line.path, path, 'the path without its query');
+      assert.equal(line.path, path.split('?')[0], 'the path without its query');
       assert.equal(line.ip, '127.0.0.1');
       if (kind !== undefined) assert.equal(line.credential, kind, name);
     }

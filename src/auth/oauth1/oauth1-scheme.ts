@@ -37,6 +37,11 @@ export interface OAuth1SchemeOptions {
 // without reading it, so signed resource requests send their protocol parameters in the header or query.
 const QUERY_OAUTH_RE = /[?&]oauth_(?:signature|consumer_key)=/;
 
+/** Whether a request target carries OAuth 1 protocol parameters in its query (what `matches` looks for there). */
+export function queryCarriesOAuth1(url: string): boolean {
+  return url.includes('oauth_') && QUERY_OAUTH_RE.test(url);
+}
+
 /**
  * The OAuth scheme. Its caller is the access token's user (or, for a request signed without a
  * token, the client's own registered user), with the user's current role, the token's scopes
@@ -82,8 +87,7 @@ export class OAuth1Scheme implements AuthScheme {
     const h = req.headers.authorization;
     if (h !== undefined && isOAuthAuthorization(h)) return true;
     // Also beside another scheme's Authorization, so the Authenticator refuses the mix.
-    const url = req.originalUrl || req.url || '';
-    return url.includes('oauth_') && QUERY_OAUTH_RE.test(url);
+    return queryCarriesOAuth1(req.originalUrl || req.url || '');
   }
 
   async authenticate(req: Request): Promise<Caller> {
