@@ -66,6 +66,7 @@ export const GATEWAY_OPTIONS = {
   trustProxy: { flag: '--trust-proxy <addresses>', env: 'ROA_TRUST_PROXY', description: 'comma-separated proxies in front of the gateway (e.g. a TLS terminator) whose X-Forwarded-* and Forwarded are passed on; from anyone else they are replaced (default none)' },
   metricsAllow: METRICS_ALLOW_OPTION,
   logLevel: { flag: '--log-level <level>', env: 'LOG_LEVEL', defaultValue: 'info', description: 'pino level: trace … fatal, silent' },
+  contentCoding: { flag: '--content-coding <on|off>', env: 'GATEWAY_CONTENT_CODING', defaultValue: 'on', description: 'keep one gzip copy per variant, asked of the origin whatever the client accepts, and decode it for clients that do not take gzip (off: the client\'s Accept-Encoding goes to the origin and each coding is stored apart)' },
   storeSetCookie: { flag: '--store-set-cookie <on|off>', env: 'GATEWAY_STORE_SET_COOKIE', defaultValue: 'off', description: 'store responses carrying Set-Cookie and replay the cookie to every client' },
   shutdownTimeout: SHUTDOWN_TIMEOUT_OPTION,
 } satisfies Record<string, OptionSpec>;

@@ -26,6 +26,7 @@ export function registerGateway(program: Command): void {
     .option(O.metricsAllow.flag, `${O.metricsAllow.description} (env ${O.metricsAllow.env}, default loopback)`)
     .option(O.logLevel.flag, `${O.logLevel.description} (env ${O.logLevel.env}, default ${O.logLevel.defaultValue})`)
     .option(O.storeSetCookie.flag, `${O.storeSetCookie.description} (env ${O.storeSetCookie.env}, default ${O.storeSetCookie.defaultValue})`)
+    .option(O.contentCoding.flag, `${O.contentCoding.description} (env ${O.contentCoding.env}, default ${O.contentCoding.defaultValue})`)
     .option(O.shutdownTimeout.flag, `${O.shutdownTimeout.description} (env ${O.shutdownTimeout.env}, default ${O.shutdownTimeout.defaultValue})`)
     .action(async (flags: Record<string, unknown>) => {
       const upstream = resolveOption(O.upstream, flags.upstream);
@@ -40,6 +41,8 @@ export function registerGateway(program: Command): void {
       const purgeAllow = parseList(resolveOption(O.purgeAllow, flags.purgeAllow));
       const storeSetCookie = resolveOption(O.storeSetCookie, flags.storeSetCookie);
       if (storeSetCookie !== 'on' && storeSetCookie !== 'off') throw new Error(`--store-set-cookie must be on or off, got '${storeSetCookie}'`);
+      const contentCoding = resolveOption(O.contentCoding, flags.contentCoding);
+      if (contentCoding !== 'on' && contentCoding !== 'off') throw new Error(`--content-coding must be on or off, got '${contentCoding}'`);
       const tlsFiles = parseTlsFiles(resolveOption(O.tlsCert, flags.tlsCert), resolveOption(O.tlsKey, flags.tlsKey));
       // Read and checked before anything listens: a bad pair is a one-line error and exit code 1.
       const tls = tlsFiles ? loadTlsCredentials(tlsFiles) : undefined;
@@ -57,6 +60,7 @@ export function registerGateway(program: Command): void {
         maxBytes: parseCount(resolveOption(O.maxBytes, flags.maxBytes), '--max-bytes'),
         maxVariants: parseInteger(resolveOption(O.maxVariants, flags.maxVariants), '--max-variants', 1, 10_000),
         storeSetCookie: storeSetCookie === 'on',
+        contentCoding: contentCoding === 'on',
         ...(purgeAllow.length > 0 ? { purgeAllow } : {}),
       });
       if (tlsFiles && 'setSecureContext' in gateway.server) reloadOnSignal([gateway.server], tlsFiles, logger);
