@@ -61,7 +61,10 @@ describe('browsable API in Chromium (issue 29)', () => {
   after(async () => {
     for (const c of contexts) await c.close().catch(() => {});
     await browser?.close();
-    if (hostile) await new Promise((r) => hostile.server.close(r));
+    if (hostile) {
+      hostile.server.closeAllConnections();
+      await new Promise((r) => hostile.server.close(r));
+    }
     await svc?.close();
     if (shots && SCREENSHOTS === undefined) rmSync(shots, { recursive: true, force: true });
   });
