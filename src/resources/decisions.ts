@@ -72,10 +72,33 @@ function forbidden(caller: Caller | undefined, method: string, scopes: { read: s
   return new HttpError(403, `Your role may not ${method} here`, { code: 'ROA_ERR_FORBIDDEN' });
 }
 
+/**
+ * `?format=` names a representation where `Accept` cannot be set: a link followed by a browser (the
+ * HTML page's "as XML" link), as Django REST framework's `format` does. Same resource, same tags:
+ * a write purges these URLs through the surrogate keys every representation carries.
+ */
+const FORMATS: Readonly<Record<string, string>> = { xml: 'application/xml', json: 'application/json', html: 'text/html' };
+
+/** The media type `?format=` asks for on a GET or HEAD, undefined without one; 406 for a name not offered. */
+function formatAsked(ctx: ResourceContext<unknown>, offers: readonly string[]): string | undefined {
+  const url = ctx.req.url ?? '';
+  const q = url.indexOf('?');
+  if (q === -1 || !url.includes('format=', q)) return undefined;
+  const format = ctx.req.query.format;
+  if (format === undefined) return undefined;
+  const type = typeof format === 'string' ? FORMATS[format] : undefined;
+  if (type === undefined || !offers.includes(type)) {
+    const names = Object.keys(FORMATS).filter((f) => offers.includes(FORMATS[f]!));
+    throw new HttpError(406, `format must be one of ${names.join(', ')}`, { code: 'ROA_ERR_NOT_ACCEPTABLE', extensions: { acceptable: offers } });
+  }
+  return type;
+}
+
 /** The view to answer with (406 when the client accepts none); OPTIONS and DELETE send no representation. */
 export function chooseView<D>(s: ResourceSetup<D, unknown>, method: string, ctx: ResourceContext<D>): View<D> {
   if (method === 'OPTIONS') return s.spec.views[0]!;
-  const chosen = negotiate(ctx.req.headers.accept, s.offers);
+  const asked = method === 'GET' || method === 'HEAD' ? formatAsked(ctx as ResourceContext<unknown>, s.offers) : undefined;
+  const chosen = asked ?? negotiate(ctx.req.headers.accept, s.offers);
   // A DELETE sends no representation, so never a 406; the view only says how to answer (a page: 303).
   if (method === 'DELETE') return s.spec.views[chosen === undefined ? 0 : s.offers.indexOf(chosen)]!;
   if (chosen === undefined) {

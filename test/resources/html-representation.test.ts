@@ -37,6 +37,31 @@ describe('articles as HTML (browsable API)', () => {
     assert.equal(list.headers['content-type'], 'text/html; charset=utf-8');
   });
 
+  it('follows the page\'s XML and JSON links (?format=, as a browser cannot set Accept) to those representations', async () => {
+    const page = await send(svc.base, 'GET', path, { headers: { accept: BROWSER } });
+    const links = [...page.text.matchAll(/<a rel="alternate" type="([^"]+)" href="([^"]+)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')] as const);
+    assert.deepEqual(links.map(([type]) => type), ['application/xml', 'application/json']);
+    for (const [type, href] of links) {
+      const res = await send(svc.base, 'GET', href, { headers: { accept: BROWSER } });
+      assert.equal(res.status, 200, href);
+      assert.equal(res.headers['content-type'], `${type}; charset=utf-8`, href);
+    }
+    const xml = await send(svc.base, 'GET', `${path}?format=xml`, { headers: { accept: BROWSER } });
+    assert.equal(xml.text, XML);
+    const json = await send(svc.base, 'GET', '/articles?limit=1&format=json', { headers: { accept: BROWSER } });
+    assert.equal(json.headers['content-type'], 'application/json; charset=utf-8');
+    const html = await send(svc.base, 'GET', `${path}?format=html`);
+    assert.equal(html.headers['content-type'], 'text/html; charset=utf-8');
+    // The HTML page asked for by ?format=html links to the others once each.
+    assert.equal([...html.text.matchAll(/format=/g)].length, 2);
+    for (const bad of ['yaml', '']) {
+      const res = await send(svc.base, 'GET', `${path}?format=${bad}`);
+      assert.equal(res.status, 406, bad);
+      assert.match(res.headers['content-type']!, /problem\+json|problem\+xml|text\/html/);
+    }
+    assert.equal((await send(svc.base, 'GET', `${path}?format=xml&format=json`)).status, 406);
+  });
+
   it('has a strong ETag of its own, and answers 304 to it', async () => {
     const tags = await Promise.all(['text/html', 'application/xml', 'application/json'].map(async (accept) => (await send(svc.base, 'GET', path, { headers: { accept } })).headers.etag!));
     for (const tag of tags) assert.match(tag, /^"[^"]+"$/);

@@ -71,17 +71,26 @@ export function responsePanel(shown: ShownResponse): string {
 }
 
 /**
- * Links to the same URL as XML and JSON. A link cannot set `Accept`, and the URL is the same for
- * every representation (one cache key, one purge), so the links carry the media type as a hint
- * (`type`, HTML §4.6.2) and the note says how to ask for it.
+ * Links to this resource as XML and JSON. A link cannot set `Accept`, so it names the representation
+ * with `?format=` (resources/decisions); the note says how API clients ask for it by `Accept`.
  */
 export function otherRepresentations(url: string): string {
+  url = withoutFormat(url);
   const u = h(url);
+  const sep = url.includes('?') ? '&' : '?';
   return '<section aria-labelledby="formats"><h2 id="formats">Other representations</h2><ul>'
-    + `<li><a rel="alternate" type="application/xml" href="${u}">XML</a> (the default)</li>`
-    + `<li><a rel="alternate" type="application/json" href="${u}">JSON</a></li></ul>`
-    + '<p class="note">All three share this URL and are chosen by the <code>Accept</code> header; a browser asks for HTML. '
+    + `<li><a rel="alternate" type="application/xml" href="${h(url + sep + 'format=xml')}">XML</a> (the default)</li>`
+    + `<li><a rel="alternate" type="application/json" href="${h(url + sep + 'format=json')}">JSON</a></li></ul>`
+    + '<p class="note">API clients ask for them by the <code>Accept</code> header at this same URL; a browser asks for HTML. '
     + `Try <code>curl -H 'Accept: application/json' ${u}</code> or <code>curl ${u}</code> for XML.</p></section>\n`;
+}
+
+/** The URL without its `format` parameters (a page asked for as `?format=html` links to the others). */
+function withoutFormat(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1 || !url.includes('format=', q)) return url;
+  const kept = url.slice(q + 1).split('&').filter((p) => !p.startsWith('format='));
+  return kept.length === 0 ? url.slice(0, q) : `${url.slice(0, q)}?${kept.join('&')}`;
 }
 
 /**
