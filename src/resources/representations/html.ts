@@ -66,8 +66,7 @@ export function responsePanel(shown: ShownResponse): string {
     + `<dt>Status</dt><dd>${shown.status} OK</dd>`
     + `<dt>ETag</dt><dd>${h(shown.etag)}</dd>`
     + `<dt>Cache-Control</dt><dd>${h(shown.cacheControl ?? '(none)')}</dd>`
-    + `<dt>Allow</dt><dd>${h(shown.allow.join(', '))}</dd>`
-    + '<dt>Vary</dt><dd>Accept</dd></dl></section>\n';
+    + `<dt>Allow</dt><dd>${h(shown.allow.join(', '))}</dd></dl></section>\n`;
 }
 
 /**
