@@ -5,6 +5,7 @@
  */
 import { publicOrigin } from '../../http/public-origin.js';
 import type { Request } from '../../http/request.js';
+import { BoundedMap } from '../../util/bounded-map.js';
 import type { OAuth1Param } from './params.js';
 import { oauthEncode } from './percent-encoding.js';
 
@@ -16,14 +17,53 @@ import { oauthEncode } from './percent-encoding.js';
  *   normalizeParameters([{ name: 'b', value: '2' }, { name: 'a', value: 'x y' }])  // 'a=x%20y&b=2'
  */
 export function normalizeParameters(params: readonly OAuth1Param[]): string {
-  const encoded: [string, string][] = [];
-  for (const { name, value } of params) {
-    if (name !== 'oauth_signature') encoded.push([oauthEncode(name), oauthEncode(value)]);
-  }
-  encoded.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const encoded = sortedEncoded(params);
   let out = '';
-  for (let i = 0; i < encoded.length; i++) out += `${i === 0 ? '' : '&'}${encoded[i]![0]}=${encoded[i]![1]}`;
+  for (let i = 0; i < encoded.length; i += 2) out += `${i === 0 ? '' : '&'}${encoded[i]}=${encoded[i + 1]}`;
   return out;
+}
+
+/** Encoded name, encoded value, … of every parameter but oauth_signature, sorted as §3.4.1.3.2 says (flat: no pair arrays per request). */
+function sortedEncoded(params: readonly OAuth1Param[]): string[] {
+  const order: number[] = [];
+  const encoded: string[] = [];
+  for (let i = 0; i < params.length; i++) {
+    const { name, value } = params[i]!;
+    if (name === 'oauth_signature') continue;
+    order.push(encoded.length);
+    encoded.push(oauthEncode(name), oauthEncode(value));
+  }
+  order.sort((a, b) => {
+    const na = encoded[a]!, nb = encoded[b]!;
+    if (na !== nb) return na < nb ? -1 : 1;
+    const va = encoded[a + 1]!, vb = encoded[b + 1]!;
+    return va < vb ? -1 : va > vb ? 1 : 0;
+  });
+  const sorted: string[] = new Array<string>(encoded.length);
+  for (let i = 0; i < order.length; i++) {
+    sorted[2 * i] = encoded[order[i]!]!;
+    sorted[2 * i + 1] = encoded[order[i]! + 1]!;
+  }
+  return sorted;
+}
+
+/**
+ * `oauthEncode(normalizeParameters(params))`, built directly: the encoded names and values hold only
+ * unreserved characters and `%XX`, so encoding the joined string again only turns `%` into `%25`,
+ * `=` into `%3D` and `&` into `%26`; no second pass over the whole string.
+ */
+function encodedNormalizedParameters(params: readonly OAuth1Param[]): string {
+  const encoded = sortedEncoded(params);
+  let out = '';
+  for (let i = 0; i < encoded.length; i += 2) {
+    out += `${i === 0 ? '' : '%26'}${reEncode(encoded[i]!)}%3D${reEncode(encoded[i + 1]!)}`;
+  }
+  return out;
+}
+
+const PERCENT_RE = /%/g;
+function reEncode(encoded: string): string {
+  return encoded.includes('%') ? encoded.replace(PERCENT_RE, '%25') : encoded;
 }
 
 /**
@@ -62,5 +102,19 @@ export function rawQueryOf(req: Request): string {
  *   signatureBaseString('GET', 'http://example.com/r%20v/X', params)  // 'GET&http%3A%2F%2Fexample.com%2Fr%2520v%2FX&…'
  */
 export function signatureBaseString(method: string, uri: string, params: readonly OAuth1Param[]): string {
-  return `${oauthEncode(method.toUpperCase())}&${oauthEncode(uri)}&${oauthEncode(normalizeParameters(params))}`;
+  return `${oauthEncode(method.toUpperCase())}&${encodedUri(uri)}&${encodedNormalizedParameters(params)}`;
+}
+
+// Encoded base string URIs: one per resource clients sign for, asked again on every request to it.
+// Bounded in number and length, as what clients send fills it.
+const ENCODED_URIS = new BoundedMap<string, string>(1000);
+const CACHED_URI_LENGTH = 512;
+
+function encodedUri(uri: string): string {
+  let encoded = ENCODED_URIS.get(uri);
+  if (encoded === undefined) {
+    encoded = oauthEncode(uri);
+    if (uri.length <= CACHED_URI_LENGTH) ENCODED_URIS.set(uri, encoded);
+  }
+  return encoded;
 }

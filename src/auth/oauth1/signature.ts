@@ -6,6 +6,7 @@
 import { createHash, createHmac, createPublicKey, createSign, verify, type KeyObject, type KeyLike } from 'node:crypto';
 import { BoundedMap } from '../../util/bounded-map.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from '../safe-equal.js';
+import { hmacBase64, prepareHmacKey, type HmacAlgorithm, type PreparedHmacKey } from './hmac-one-shot.js';
 import { oauthEncode } from './percent-encoding.js';
 
 export const OAUTH1_SIGNATURE_METHODS = ['HMAC-SHA1', 'HMAC-SHA256', 'RSA-SHA1', 'PLAINTEXT'] as const;
@@ -68,6 +69,20 @@ export function rsaPublicKey(pem: string): KeyObject | undefined {
   return key ?? undefined;
 }
 
+// Prepared HMAC keys by signing key (`client secret&token secret`), one map per algorithm: padding a
+// key per request cost as much as the HMAC. Bounded like the other secret caches.
+const HMAC_KEYS: Record<HmacAlgorithm, BoundedMap<string, PreparedHmacKey>> = { sha1: new BoundedMap(10_000), sha256: new BoundedMap(10_000) };
+
+function preparedKey(algorithm: HmacAlgorithm, signing: string): PreparedHmacKey {
+  const keys = HMAC_KEYS[algorithm];
+  let key = keys.get(signing);
+  if (key === undefined) {
+    key = prepareHmacKey(algorithm, signing);
+    keys.set(signing, key);
+  }
+  return key;
+}
+
 /**
  * Whether `signature` is the right one for `baseString`. HMAC and PLAINTEXT compare in constant
  * time (through `safeEqual`); RSA-SHA1 verifies with the public key (§3.4.3).
@@ -85,7 +100,9 @@ export function checkOAuth1Signature(
       return false;
     }
   }
-  return safeEqual(signature, oauth1Signature(method, baseString, secrets));
+  const signing = signingKey(secrets.consumerSecret, secrets.tokenSecret);
+  if (method === 'PLAINTEXT') return safeEqual(signature, signing);
+  return safeEqual(signature, hmacBase64(preparedKey(method === 'HMAC-SHA1' ? 'sha1' : 'sha256', signing), baseString));
 }
 
 /** The `oauth_body_hash` of a body (OAuth Request Body Hash extension §3.1: SHA-1, base64). */

@@ -111,8 +111,11 @@ export async function verifyOAuth1Request<T extends OAuth1TokenSecret>(req: Requ
     throw problem400('parameter_rejected', 'oauth_body_hash must not be sent with a form-encoded body');
   }
 
-  const consumer = await options.consumers(p.consumerKey);
-  const token = p.token === undefined || consumer === undefined ? undefined : await options.tokens!(p.token, consumer);
+  // Storage that answers at once (cached consumers, SQLite's token rows) costs no wait.
+  const consumerOrPromise = options.consumers(p.consumerKey);
+  const consumer = isPromise(consumerOrPromise) ? await consumerOrPromise : consumerOrPromise;
+  const tokenOrPromise = p.token === undefined || consumer === undefined ? undefined : options.tokens!(p.token, consumer);
+  const token = isPromise(tokenOrPromise) ? await tokenOrPromise : tokenOrPromise;
   const now = (options.now ?? Date.now)();
   const skew = options.clockSkewMs ?? DEFAULT_OAUTH1_CLOCK_SKEW_MS;
   const timestampMs = Number(p.timestamp) * 1000;
@@ -136,6 +139,10 @@ export async function verifyOAuth1Request<T extends OAuth1TokenSecret>(req: Requ
 
   await spendNonce(options.nonces, consumer.key, p.token, p.timestamp, p.nonce, timestampMs + skew - now + 1000, challenge);
   return { consumer, token, signatureMethod: p.method, protocol, protocolPlace, params: all };
+}
+
+function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 interface ProtocolParams {

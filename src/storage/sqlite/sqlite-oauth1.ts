@@ -1,6 +1,7 @@
 /** @module storage/sqlite/sqlite-oauth1 OAuth 1.0a records on SQLite: one synchronous connection, so each transaction is atomic across processes. */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { clientExists, userNotFound } from '../store-errors.js';
+import { noteTokenWrite, TokenRowCache } from './token-row-cache.js';
 import {
   CONSUMER_COLUMNS, joinCallbacks, TEMPORARY_COLUMNS, TOKEN_CREDENTIALS_COLUMNS, toConsumer, toTemporary, toTokenCredentials,
   type ConsumerRow, type NewOAuth1Consumer, type NewOAuth1TemporaryCredentials, type NewOAuth1TokenCredentials, type OAuth1Consumer,
@@ -13,9 +14,17 @@ export type SqliteRun = <T>(what: string, fn: () => T) => T;
 /** The OAuth 1.0a part of SqliteStore (`store.oauth1`). */
 export class SqliteOAuth1 implements OAuth1Store {
   private readonly s: Record<string, Statement>;
+  /**
+   * Token credentials rows reused until the database may have changed (storage/sqlite/token-row-cache):
+   * every signed request reads its token's row, and a revocation must still count at once. Every
+   * statement below that writes those rows calls noteTokenWrite first.
+   */
+  private readonly tokenRows: TokenRowCache<TokenCredentialsRow>;
 
   constructor(private readonly db: Db, private readonly run: SqliteRun) {
     const st = (sql: string): Statement => db.prepare(sql);
+    const dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.tokenRows = new TokenRowCache<TokenCredentialsRow>(() => dataVersion.get() as number);
     this.s = {
       userExists: st('SELECT 1 FROM users WHERE name = ?'),
       oauth2ClientExists: st('SELECT 1 FROM oauth_clients WHERE client_id = ?'),
@@ -60,6 +69,7 @@ export class SqliteOAuth1 implements OAuth1Store {
 
   async removeConsumer(clientId: string): Promise<boolean> {
     // Its credentials go by ON DELETE CASCADE.
+    noteTokenWrite();
     return this.run('remove OAuth 1 consumer', () => this.s.deleteConsumer!.run(clientId).changes > 0);
   }
 
@@ -96,13 +106,25 @@ export class SqliteOAuth1 implements OAuth1Store {
       if (t.expiresAtMs <= nowMs || t.verifierHash === null || t.userName === null || !checkVerifier(t.verifierHash)) return { status: 'refused' };
       const token = issue({ ...t, userName: t.userName });
       const createdAt = Date.now();
+      noteTokenWrite();
       this.s.insertToken!.run(token.tokenHash, token.sealedSecret, token.clientId, token.userName, createdAt);
       return { status: 'issued', token: { ...token, createdAt: new Date(createdAt), revoked: false } };
     }).immediate());
   }
 
   async getTokenCredentials(tokenHash: string): Promise<OAuth1TokenCredentials | undefined> {
-    const row = this.run('read OAuth 1 token credentials', () => this.s.tokenByHash!.get(tokenHash) as TokenCredentialsRow | undefined);
+    return this.getTokenCredentialsNow(tokenHash);
+  }
+
+  private readonly readTokenRow = (tokenHash: string): TokenCredentialsRow | undefined => this.s.tokenByHash!.get(tokenHash) as TokenCredentialsRow | undefined;
+
+  /** getTokenCredentials without a promise: the signed-request hot path (auth/oauth1/store-credentials) takes it when there. */
+  getTokenCredentialsNow(tokenHash: string): OAuth1TokenCredentials | undefined {
+    // The cache's data_version read is a statement too: a closed or broken database fails like the read
+    // (cached row or not: a closed connection forgets them first).
+    if (!this.db.open) this.tokenRows.reset();
+    const row = this.run('read OAuth 1 token credentials', () => this.tokenRows.get(tokenHash, this.readTokenRow));
+    // A fresh record each time: callers own what they are handed.
     return row === undefined ? undefined : toTokenCredentials(row);
   }
 
@@ -114,6 +136,7 @@ export class SqliteOAuth1 implements OAuth1Store {
   /** The revocation as a plain statement, for a caller already inside a transaction (a password change). */
   revokeNow(filter: { userName?: string; clientId?: string }): number {
     if (filter.userName === undefined && filter.clientId === undefined) throw new TypeError('revokeTokenCredentials needs a user or a client');
+    noteTokenWrite();
     return this.s.revoke!.run({ user: filter.userName ?? null, client: filter.clientId ?? null }).changes;
   }
 }

@@ -1,11 +1,13 @@
 /**
  * @module storage/sqlite/token-row-cache
- * OAuth token rows the SQLite store has read, reused while the database has not changed since.
+ * Token rows the SQLite store has read (OAuth 2 `oauth_tokens`, OAuth 1 `oauth1_token_credentials`),
+ * reused while the database has not changed since.
  *
- * Why: every request with an opaque bearer token reads its row, and that read costs more than the
- * rest of the bearer check together (bench/RESULTS.md). A row can only change through a commit, so
- * the cache is dropped whenever one may have happened:
- * - a token write through any SqliteStore of this process (`noteTokenWrite`, called before the write);
+ * Why: every request with an opaque bearer token or an OAuth 1 access token reads its row, and that
+ * read costs more than the rest of the bearer check together (bench/RESULTS.md). A row can only
+ * change through a commit, so the cache is dropped whenever one may have happened:
+ * - a token write through any SqliteStore of this process (`noteTokenWrite`, called before the write,
+ *   for either table: one counter empties every cache);
  * - a commit by another connection or process, which moves `PRAGMA data_version`. That pragma is read
  *   again at the first lookup of each event-loop turn and of each millisecond, so a revocation made
  *   elsewhere is seen by every request this process reads after the revocation's commit; what a
@@ -21,13 +23,17 @@ const MAX_ROWS = 10_000;
 /** Token writes made by every SqliteStore of this process; another store's write empties this one's cache too. */
 let processTokenWrites = 0;
 
-/** Call before any statement that inserts, updates or deletes oauth_tokens rows. */
+/**
+ * Call before any statement that inserts, updates or deletes oauth_tokens or oauth1_token_credentials
+ * rows, including by ON DELETE CASCADE (a removed user, client or OAuth 1 consumer).
+ */
 export function noteTokenWrite(): void {
   processTokenWrites++;
 }
 
-export class TokenRowCache {
-  private readonly rows = new BoundedMap<string, TokenRow>(MAX_ROWS);
+/** `Row`: the row type of the table cached (OAuth 2's by default). */
+export class TokenRowCache<Row extends object = TokenRow> {
+  private readonly rows = new BoundedMap<string, Row>(MAX_ROWS);
   /** data_version and process write count the rows were read under. */
   private version = -1;
   private writesSeen = -1;
@@ -41,7 +47,7 @@ export class TokenRowCache {
   constructor(private readonly dataVersion: () => number) {}
 
   /** The row for `hash`: the cached one when the database cannot have changed since, else `load()`'s (kept when found). */
-  get(hash: string, load: (hash: string) => TokenRow | undefined): TokenRow | undefined {
+  get(hash: string, load: (hash: string) => Row | undefined): Row | undefined {
     this.revalidate();
     const cached = this.rows.get(hash);
     if (cached !== undefined) return cached;
