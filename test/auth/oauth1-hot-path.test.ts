@@ -1,0 +1,71 @@
+/**
+ * @module test/auth/oauth1-hot-path
+ * The shortcuts signed-request verification takes give what the plain definitions give: the one-shot
+ * HMACs equal node's createHmac, the base string built in one pass equals RFC 5849 §3.4.1.1 spelled
+ * out, and prepared keys are never reused across different secrets.
+ */
+import assert from 'node:assert/strict';
+import { createHmac, randomBytes } from 'node:crypto';
+import { describe, it } from '../helpers/node-test.js';
+import { normalizeParameters, signatureBaseString } from '../../src/auth/oauth1/base-string.js';
+import { hmacBase64, prepareHmacKey, type HmacAlgorithm } from '../../src/auth/oauth1/hmac-one-shot.js';
+import type { OAuth1Param } from '../../src/auth/oauth1/params.js';
+import { oauthEncode } from '../../src/auth/oauth1/percent-encoding.js';
+import { checkOAuth1Signature, oauth1Signature } from '../../src/auth/oauth1/signature.js';
+
+const randomText = (length: number, text: string): string => {
+  // By code point: a lone surrogate has no UTF-8 form (refused with 400 by design).
+  const alphabet = Array.from(text);
+  let out = '';
+  const bytes = randomBytes(length);
+  for (let i = 0; i < length; i++) out += alphabet[bytes[i]! % alphabet.length];
+  return out;
+};
+const TRICKY = 'aZ09-._~ %&=+!*\'()/?#:@,;é€😀';
+
+describe('OAuth 1 verification shortcuts', () => {
+  it('one-shot HMAC-SHA1 and HMAC-SHA256 equal createHmac for short, block-long, long keys and short, long, non-ASCII messages', () => {
+    for (const algorithm of ['sha1', 'sha256'] as HmacAlgorithm[]) {
+      for (const keyLength of [0, 1, 63, 64, 65, 200]) {
+        const secret = randomText(keyLength, TRICKY);
+        const key = prepareHmacKey(algorithm, secret);
+        for (const message of ['', 'GET&x&y', randomText(300, 'abc%&='), randomText(2048, 'ab'), randomText(2049, 'ab'), randomText(700, TRICKY), randomText(1500, 'é')]) {
+          assert.equal(hmacBase64(key, message), createHmac(algorithm, secret).update(message, 'utf8').digest('base64'), `${algorithm} key ${keyLength} message ${message.length}`);
+        }
+      }
+    }
+  });
+
+  it('the base string built in one pass is §3.4.1.1 spelled out: encode(method)&encode(uri)&encode(normalized parameters)', () => {
+    for (let round = 0; round < 200; round++) {
+      const params: OAuth1Param[] = [];
+      const count = 1 + (round % 9);
+      for (let i = 0; i < count; i++) params.push({ name: randomText(1 + (i % 4), round % 2 ? 'ab%=&_' : TRICKY), value: randomText(i % 6, TRICKY) });
+      // Duplicates, kept and sorted by value.
+      params.push({ ...params[0]!, value: randomText(3, TRICKY) }, { name: 'oauth_signature', value: 'left out' });
+      const uri = `https://h.example/${randomText(5, TRICKY)}`;
+      const expected = `GET&${oauthEncode(uri)}&${oauthEncode(normalizeParameters(params))}`;
+      assert.equal(signatureBaseString('get', uri, params), expected);
+    }
+  });
+
+  it('a signature checks only against the secrets it was made with, whatever keys were prepared before', () => {
+    const base = signatureBaseString('GET', 'https://h.example/article/1', [{ name: 'oauth_nonce', value: 'n' }]);
+    for (const method of ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT'] as const) {
+      const a = { consumerSecret: 'cs', tokenSecret: 'ts-a', rsaPublicKey: undefined };
+      const b = { consumerSecret: 'cs', tokenSecret: 'ts-b', rsaPublicKey: undefined };
+      const signedA = oauth1Signature(method, base, a);
+      const signedB = oauth1Signature(method, base, b);
+      for (let i = 0; i < 3; i++) {
+        assert.equal(checkOAuth1Signature(method, base, signedA, a), true);
+        assert.equal(checkOAuth1Signature(method, base, signedA, b), false);
+        assert.equal(checkOAuth1Signature(method, base, signedB, b), true);
+        assert.equal(checkOAuth1Signature(method, base, signedB, a), false);
+      }
+      // `&` in a secret is encoded in the signing key: ('a&b', '') and ('a', 'b') are different keys.
+      const amp = { consumerSecret: 'a&b', tokenSecret: undefined, rsaPublicKey: undefined };
+      const split = { consumerSecret: 'a', tokenSecret: 'b', rsaPublicKey: undefined };
+      assert.equal(checkOAuth1Signature(method, base, oauth1Signature(method, base, amp), split), false);
+    }
+  });
+});
