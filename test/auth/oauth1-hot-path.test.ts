@@ -9,8 +9,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from '../helpers/node-test.js';
 import { normalizeParameters, signatureBaseString } from '../../src/auth/oauth1/base-string.js';
 import { hmacBase64, prepareHmacKey, type HmacAlgorithm } from '../../src/auth/oauth1/hmac-one-shot.js';
-import type { OAuth1Param } from '../../src/auth/oauth1/params.js';
-import { oauthEncode } from '../../src/auth/oauth1/percent-encoding.js';
+import { DEFAULT_OAUTH1_LIMITS } from '../../src/auth/oauth1/limits.js';
+import { parseOAuthHeader, type OAuth1Param } from '../../src/auth/oauth1/params.js';
+import { oauthDecode, oauthEncode } from '../../src/auth/oauth1/percent-encoding.js';
 import { checkOAuth1Signature, oauth1Signature } from '../../src/auth/oauth1/signature.js';
 
 const randomText = (length: number, text: string): string => {
@@ -23,7 +24,64 @@ const randomText = (length: number, text: string): string => {
 };
 const TRICKY = 'aZ09-._~ %&=+!*\'()/?#:@,;é€😀';
 
+/** §3.5.1 as regular expressions (the parser's first form): the reference the scanning parser must agree with. */
+function referenceParse(value: string): OAuth1Param[] {
+  const scheme = /^OAuth(?:[ \t]+|$)/i.exec(value);
+  if (scheme === null) throw new Error('not OAuth');
+  const pair = /[ \t]*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]*=[ \t]*"([^"\\]*)"[ \t]*(?:,|$)/y;
+  const empty = /[ \t]*,/y;
+  const params: OAuth1Param[] = [];
+  const seen = new Set<string>();
+  let at = scheme[0].length;
+  while (at < value.length) {
+    empty.lastIndex = at;
+    if (empty.test(value)) {
+      at = empty.lastIndex;
+      continue;
+    }
+    pair.lastIndex = at;
+    const m = pair.exec(value);
+    if (m === null) {
+      if (value.slice(at).trim() === '') break;
+      throw new Error('malformed');
+    }
+    at = pair.lastIndex;
+    const name = oauthDecode(m[1]!, false);
+    if (seen.has(name)) throw new Error('twice');
+    seen.add(name);
+    if (name !== 'realm') params.push({ name, value: oauthDecode(m[2]!, false) });
+  }
+  return params;
+}
+
+const outcome = (parse: () => OAuth1Param[]): OAuth1Param[] | 'refused' => {
+  try {
+    return parse();
+  } catch {
+    return 'refused';
+  }
+};
+
 describe('OAuth 1 verification shortcuts', () => {
+  it('the Authorization header parser accepts and refuses exactly what the §3.5.1 grammar does', () => {
+    const fixed = [
+      'OAuth', 'OAuth ', 'oauth realm="x"', 'OAuth realm="x", oauth_nonce="a%20b"', 'OAuth a="1",b="2"', 'OAuth a = "1" ,\t b="2" , ',
+      'OAuth ,, a="1",,', 'OAuth a="1" b="2"', 'OAuth a="1', 'OAuth a=1', 'OAuth a="\\"', 'OAuth a="1",a="2"', 'OAuth a=""', 'OAuth =""',
+      'OAuth a="1"\v', 'OAuth a="1" x', 'OAuthx a="1"', 'OAuth\ta="%zz"', 'OAuth a%20b="1"', 'OAuth é="1"', 'OAuth a="é"',
+    ];
+    const pieces = ['OAuth', ' ', '\t', ',', '=', '"', 'a', 'oauth_x', '%20', '\\', 'realm', '1', 'é', '\v'];
+    const random = Array.from({ length: 3000 }, (_, i) => {
+      let text = i % 3 === 0 ? 'OAuth ' : 'OAuth';
+      const bytes = randomBytes(1 + (i % 14));
+      for (const b of bytes) text += pieces[b % pieces.length];
+      return text;
+    });
+    const wellFormed = Array.from({ length: 300 }, (_, i) => `OAuth ${Array.from({ length: 1 + (i % 5) }, (__, j) => `p${j}${' '.repeat(i % 2)}=${'\t'.repeat(j % 2)}"${randomText(i % 4, 'ab%2F~')}"`).join(i % 3 ? ', ' : ',')}`);
+    for (const value of [...fixed, ...random, ...wellFormed]) {
+      assert.deepEqual(outcome(() => parseOAuthHeader(value, DEFAULT_OAUTH1_LIMITS)), outcome(() => referenceParse(value)), JSON.stringify(value));
+    }
+  });
+
   it('one-shot HMAC-SHA1 and HMAC-SHA256 equal createHmac for short, block-long, long keys and short, long, non-ASCII messages', () => {
     for (const algorithm of ['sha1', 'sha256'] as HmacAlgorithm[]) {
       for (const keyLength of [0, 1, 63, 64, 65, 200]) {
