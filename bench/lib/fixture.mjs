@@ -82,6 +82,8 @@ export async function openSeededStore() {
 
 /** Registers OAUTH1's client and gives the editor its token credentials, through the storage's own approval and exchange. */
 async function seedOAuth1(store) {
+  // A build from before OAuth 1 (a --variant of an older dist) has nothing to seed.
+  if (store.oauth1 === undefined) return;
   const [{ SecretBox }, { sealConsumerSecret, sealTokenSecret }, { hashToken }] = await Promise.all([
     roa('auth/secret-box.js'),
     roa('auth/oauth1/store-credentials.js'),
