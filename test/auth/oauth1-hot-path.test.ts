@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from '../helpers/node-test.js';
 import { normalizeParameters, signatureBaseString } from '../../src/auth/oauth1/base-string.js';
-import { hmacBase64, prepareHmacKey, type HmacAlgorithm } from '../../src/auth/oauth1/hmac-one-shot.js';
+import { hmacBase64, prepareHmacKey, type HmacAlgorithm } from '../../src/auth/hmac-one-shot.js';
 import { DEFAULT_OAUTH1_LIMITS } from '../../src/auth/oauth1/limits.js';
 import { parseOAuthHeader, type OAuth1Param } from '../../src/auth/oauth1/params.js';
 import { oauthDecode, oauthEncode } from '../../src/auth/oauth1/percent-encoding.js';

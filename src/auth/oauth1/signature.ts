@@ -6,7 +6,7 @@
 import { createHash, createHmac, createPublicKey, createSign, verify, type KeyObject, type KeyLike } from 'node:crypto';
 import { BoundedMap } from '../../util/bounded-map.js';
 import { safeEqual as defaultSafeEqual, type SafeEqual } from '../safe-equal.js';
-import { hmacBase64, prepareHmacKey, type HmacAlgorithm, type PreparedHmacKey } from './hmac-one-shot.js';
+import { hmacBase64, prepareHmacKey, type HmacAlgorithm, type PreparedHmacKey } from '../hmac-one-shot.js';
 import { oauthEncode } from './percent-encoding.js';
 
 export const OAUTH1_SIGNATURE_METHODS = ['HMAC-SHA1', 'HMAC-SHA256', 'RSA-SHA1', 'PLAINTEXT'] as const;

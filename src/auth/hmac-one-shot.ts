@@ -1,15 +1,15 @@
 /**
- * @module auth/oauth1/hmac-one-shot
- * HMAC-SHA1 and HMAC-SHA256 (RFC 2104) over a base string, for verifying signed requests: the key's
- * padded blocks prepared once per (client secret, token secret), each signature two one-shot
- * `crypto.hash` calls over buffers reused by every signature.
+ * @module auth/hmac-one-shot
+ * HMAC-SHA1 and HMAC-SHA256 (RFC 2104) for the signed-request hot paths (the hmac scheme through
+ * auth/hmac-sha256, OAuth 1's signatures): the key's padded blocks prepared once per secret, each
+ * signature two one-shot `crypto.hash` calls over buffers reused by every signature.
  *
- * Why: an Hmac object per request (`createHmac`, `update`, `digest`) cost more than hashing the few
- * hundred bytes of a base string; auth/hmac-sha256 does the same for the hmac scheme.
+ * Why: an Hmac object per request (`createHmac`, `update`, `digest`) costs more than hashing the few
+ * dozen or hundred bytes a request signature covers (figures in bench/RESULTS.md's git history).
  * OpenSSL's SHA-1 and SHA-256 have no branch that depends on key or message bytes; lengths are public.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { oneShotHash, type OneShotHash } from '../one-shot-hash.js';
+import { oneShotHash, type OneShotHash } from './one-shot-hash.js';
 
 /** `crypto.hash` is there on every node roa supports (engines: >= 20.12). */
 const hash = oneShotHash as OneShotHash;
@@ -31,8 +31,8 @@ export interface PreparedHmacKey {
 }
 
 /** Pads (and, when longer than a block, first hashes) the key, as RFC 2104 §2 says. */
-export function prepareHmacKey(algorithm: HmacAlgorithm, secret: string): PreparedHmacKey {
-  const raw = Buffer.from(secret, 'utf8');
+export function prepareHmacKey(algorithm: HmacAlgorithm, secret: string | Uint8Array): PreparedHmacKey {
+  const raw: Uint8Array = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
   const key: Uint8Array = raw.length > BLOCK ? createHash(algorithm).update(raw).digest() : Uint8Array.from(raw);
   const ipad = new Uint8Array(BLOCK).fill(0x36);
   const opad = new Uint8Array(BLOCK).fill(0x5c);
