@@ -48,18 +48,19 @@ export function normaliseAcceptEncoding(req: IncomingMessage): void {
  */
 export function withNormalisedCoding(req: IncomingMessage, headers: string[]): string[] {
   const c = (req as Marked)[CLIENT];
-  if (c === undefined) return headers;
-  const out: string[] = [];
-  for (let i = 0; i < headers.length; i += 2) if (headers[i]!.toLowerCase() !== 'accept-encoding') out.push(headers[i]!, headers[i + 1]!);
-  out.push('Accept-Encoding', c);
-  return out;
+  return c === undefined ? headers : withAcceptEncoding(headers, c);
 }
 
 /** The fill's request fields with Accept-Encoding replaced by `gzip`: the one form stored. */
 export function askForGzip(headers: string[]): string[] {
+  return withAcceptEncoding(headers, 'gzip');
+}
+
+/** A flat field list with its Accept-Encoding replaced by `coding`. */
+function withAcceptEncoding(headers: string[], coding: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < headers.length; i += 2) if (headers[i]!.toLowerCase() !== 'accept-encoding') out.push(headers[i]!, headers[i + 1]!);
-  out.push('Accept-Encoding', 'gzip');
+  out.push('Accept-Encoding', coding);
   return out;
 }
 
