@@ -2,11 +2,11 @@
 import { fileURLToPath } from 'node:url';
 import { targets } from '../lib/routes.mjs';
 
-const server = (name) => ({
+const server = (name, file = name, env = {}) => ({
   name,
   cmd: process.execPath,
-  args: [fileURLToPath(new URL(`../servers/${name}.mjs`, import.meta.url))],
-  env: {},
+  args: [fileURLToPath(new URL(`../servers/${file}.mjs`, import.meta.url))],
+  env,
 });
 
 // ~200 bytes of JSON, so the echo run measures body parsing, not just routing.
@@ -25,8 +25,8 @@ export default {
   description: 'GET / (text), the near-end param route of the GitHub table, POST /echo (JSON body).',
   subject: 'roa',
   peers: ['node', 'fastify', 'express'],
-  // roa-express: servers/express.mjs's code on roa/express (issue 30); `--subject roa-express` for its ratios.
-  servers: [server('roa'), server('node'), server('express'), server('fastify'), server('roa-express')],
+  // roa-express: servers/express.mjs's code itself, on roa/express (issue 30); `--subject roa-express` for its ratios.
+  servers: [server('roa'), server('node'), server('express'), server('fastify'), server('roa-express', 'express', { BENCH_EXPRESS: 'roa' })],
   requests: [
     {
       name: 'root text',
