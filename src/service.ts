@@ -320,6 +320,11 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   app.get(SIGN_IN_PATH, signIn({ authenticator, production }));
   app.get(OPENAPI_PATH, openapiHandler({ resources, issuer, jwt: jwt !== undefined, passwordGrant }));
   for (const resource of resources) mountResource(app, resource as ResourceSpec<unknown, unknown>, deps);
+  // An unmatched path ends in the error handler below, so a browser gets its 404 as a page too.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const pathname = (req.originalUrl || req.url || '/').split('?')[0];
+    next(new HttpError(404, `Cannot ${req.method} ${pathname}`, { code: 'ROA_ERR_NOT_FOUND' }));
+  });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     recordFailure(err, req, res, logger, metrics);
     // A browser gets the problem as a page (html/problem-page); API clients JSON or XML as before.

@@ -189,4 +189,19 @@ describe('articles as HTML (browsable API)', () => {
     const notAcceptable = await send(svc.base, 'GET', path, { headers: { accept: 'image/png' } });
     assert.equal(notAcceptable.status, 406);
   });
+
+  it('answers a path no route matches as an HTML 404 page to a browser and as a problem to API clients', async () => {
+    const page = await send(svc.base, 'GET', '/no/such/place?x=1', { headers: { accept: BROWSER } });
+    assert.equal(page.status, 404);
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.match(page.text, /<h1>404 Not Found<\/h1>/);
+    assert.match(page.text, /Cannot GET \/no\/such\/place</);
+    const api = await send(svc.base, 'GET', '/no/such/place');
+    assert.equal(api.status, 404);
+    assert.equal(api.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(JSON.parse(api.text).code, 'ROA_ERR_NOT_FOUND');
+    const xml = await send(svc.base, 'DELETE', '/no/such/place', { headers: { accept: 'application/xml' } });
+    assert.equal(xml.status, 404);
+    assert.match(xml.headers['content-type']!, /problem\+xml/);
+  });
 });
