@@ -72,8 +72,12 @@ export interface OAuth1Store {
   getTemporaryCredentials(tokenHash: string, nowMs: number): Promise<OAuth1TemporaryCredentials | undefined>;
   /** Records a user's approval once: false when they are missing, expired or already approved. */
   approveTemporaryCredentials(tokenHash: string, approval: { verifierHash: string; userName: string }, nowMs: number): Promise<boolean>;
-  /** Deletes temporary credentials (a denial); false when there were none. */
-  deleteTemporaryCredentials(tokenHash: string): Promise<boolean>;
+  /**
+   * Deletes temporary credentials not yet approved (a denial); false when there were none pending. An
+   * approval already given stands: a denial posted after it (a second tab, a replayed form) cannot
+   * take away the credentials the client is about to exchange.
+   */
+  deletePendingTemporaryCredentials(tokenHash: string): Promise<boolean>;
   /**
    * One atomic step (RFC 5849 §2.3): the temporary credentials are deleted whatever happens (single use,
    * and a wrong verifier burns them), and token credentials are saved for their approving user only when

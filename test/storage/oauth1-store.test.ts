@@ -73,7 +73,22 @@ function contract(name: string, open: () => Promise<{ store: Store; cleanup: () 
       assert.equal(await store.oauth1.saveTemporaryCredentials({ ...t, tokenHash: uniq('t') }, NOW, 2), false, 'limit of live ones');
       // Once the first two expired they are pruned and no longer count.
       assert.equal(await store.oauth1.saveTemporaryCredentials({ ...t, tokenHash: uniq('t'), expiresAtMs: NOW + 3 * MINUTE }, NOW + 2 * MINUTE, 2), true);
-      assert.equal(await store.oauth1.deleteTemporaryCredentials(tokenHash), false, 'pruned');
+      assert.equal(await store.oauth1.deletePendingTemporaryCredentials(tokenHash), false, 'pruned');
+    });
+
+    it('a denial deletes pending temporary credentials only: an approval already given stands', async () => {
+      const clientId = await consumer();
+      const pending = uniq('t');
+      const approved = uniq('t');
+      for (const tokenHash of [pending, approved]) {
+        assert.equal(await store.oauth1.saveTemporaryCredentials({ tokenHash, sealedSecret: 's', clientId, callback: 'oob', expiresAtMs: NOW + MINUTE }, NOW, 5), true);
+      }
+      assert.equal(await store.oauth1.approveTemporaryCredentials(approved, { verifierHash: 'v', userName: 'ann' }, NOW), true);
+      assert.equal(await store.oauth1.deletePendingTemporaryCredentials(approved), false);
+      assert.equal((await store.oauth1.getTemporaryCredentials(approved, NOW))?.userName, 'ann');
+      assert.equal(await store.oauth1.deletePendingTemporaryCredentials(pending), true);
+      assert.equal(await store.oauth1.getTemporaryCredentials(pending, NOW), undefined);
+      assert.equal(await store.oauth1.deletePendingTemporaryCredentials(pending), false, 'once');
     });
 
     it('exchanges approved temporary credentials once, and a wrong verifier or an expired one burns them', async () => {

@@ -108,9 +108,9 @@ export class OAuth1Provider {
     return approved ? verifier : undefined;
   }
 
-  /** A denial: the temporary credentials are gone; false when there were none. */
+  /** A denial: the pending temporary credentials are gone; false when there were none, or they were approved already. */
   async deny(token: string): Promise<boolean> {
-    return this.oauth1.deleteTemporaryCredentials(hashToken(token));
+    return this.oauth1.deletePendingTemporaryCredentials(hashToken(token));
   }
 
   /**

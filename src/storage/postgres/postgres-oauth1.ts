@@ -76,8 +76,8 @@ export class PostgresOAuth1 implements OAuth1Store {
     return rows.length > 0;
   }
 
-  async deleteTemporaryCredentials(tokenHash: string): Promise<boolean> {
-    return (await this.db.query('delete OAuth 1 temporary credentials', 'DELETE FROM oauth1_temporary_credentials WHERE token_hash = $1 RETURNING 1', [tokenHash])).length > 0;
+  async deletePendingTemporaryCredentials(tokenHash: string): Promise<boolean> {
+    return (await this.db.query('delete OAuth 1 temporary credentials', 'DELETE FROM oauth1_temporary_credentials WHERE token_hash = $1 AND verifier_hash IS NULL RETURNING 1', [tokenHash])).length > 0;
   }
 
   async exchangeTemporaryCredentials(

@@ -39,6 +39,7 @@ export class SqliteOAuth1 implements OAuth1Store {
       approveTemporary: st(`UPDATE oauth1_temporary_credentials SET verifier_hash = ?, user_name = ?
         WHERE token_hash = ? AND expires_at > ? AND verifier_hash IS NULL`),
       deleteTemporary: st(`DELETE FROM oauth1_temporary_credentials WHERE token_hash = ? RETURNING ${TEMPORARY_COLUMNS}`),
+      deletePendingTemporary: st('DELETE FROM oauth1_temporary_credentials WHERE token_hash = ? AND verifier_hash IS NULL'),
       insertToken: st(`INSERT INTO oauth1_token_credentials (token_hash, secret, client_id, user_name, created_at) VALUES (?, ?, ?, ?, ?)`),
       tokenByHash: st(`SELECT ${TOKEN_CREDENTIALS_COLUMNS} FROM oauth1_token_credentials WHERE token_hash = ?`),
       revoke: st(`UPDATE oauth1_token_credentials SET revoked = 1
@@ -92,8 +93,8 @@ export class SqliteOAuth1 implements OAuth1Store {
     return this.run('approve OAuth 1 temporary credentials', () => this.s.approveTemporary!.run(a.verifierHash, a.userName, tokenHash, nowMs).changes > 0);
   }
 
-  async deleteTemporaryCredentials(tokenHash: string): Promise<boolean> {
-    return this.run('delete OAuth 1 temporary credentials', () => this.s.deleteTemporary!.get(tokenHash) !== undefined);
+  async deletePendingTemporaryCredentials(tokenHash: string): Promise<boolean> {
+    return this.run('delete OAuth 1 temporary credentials', () => this.s.deletePendingTemporary!.run(tokenHash).changes > 0);
   }
 
   async exchangeTemporaryCredentials(
