@@ -25,14 +25,41 @@ export function normalizeParameters(params: readonly OAuth1Param[]): string {
 
 /** Encoded name, encoded value, … of every parameter but oauth_signature, sorted as §3.4.1.3.2 says (flat: no pair arrays per request). */
 function sortedEncoded(params: readonly OAuth1Param[]): string[] {
-  const order: number[] = [];
   const encoded: string[] = [];
   for (let i = 0; i < params.length; i++) {
     const { name, value } = params[i]!;
     if (name === 'oauth_signature') continue;
-    order.push(encoded.length);
     encoded.push(oauthEncode(name), oauthEncode(value));
   }
+  return encoded.length <= 2 * INSERTION_SORT_PAIRS ? insertionSorted(encoded) : indexSorted(encoded);
+}
+
+/** A signed request has a handful of parameters: sorted in place by insertion, with no comparator closure or index array. */
+const INSERTION_SORT_PAIRS = 16;
+
+function insertionSorted(encoded: string[]): string[] {
+  for (let i = 2; i < encoded.length; i += 2) {
+    const name = encoded[i]!, value = encoded[i + 1]!;
+    let j = i - 2;
+    for (; j >= 0 && pairAfter(encoded[j]!, encoded[j + 1]!, name, value); j -= 2) {
+      encoded[j + 2] = encoded[j]!;
+      encoded[j + 3] = encoded[j + 1]!;
+    }
+    encoded[j + 2] = name;
+    encoded[j + 3] = value;
+  }
+  return encoded;
+}
+
+/** Whether the pair (na, va) sorts after (nb, vb): by encoded name, then encoded value. */
+function pairAfter(na: string, va: string, nb: string, vb: string): boolean {
+  return na !== nb ? na > nb : va > vb;
+}
+
+/** Many parameters (up to the limit): an index sort, O(n log n). */
+function indexSorted(encoded: readonly string[]): string[] {
+  const order: number[] = [];
+  for (let i = 0; i < encoded.length; i += 2) order.push(i);
   order.sort((a, b) => {
     const na = encoded[a]!, nb = encoded[b]!;
     if (na !== nb) return na < nb ? -1 : 1;

@@ -41,6 +41,7 @@ const COMMA = 0x2c;
 const EQUALS = 0x3d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const PERCENT = 0x25;
 
 /** True when an Authorization value names the OAuth scheme. */
 export function isOAuthAuthorization(value: string): boolean {
@@ -59,7 +60,7 @@ export function parseOAuthHeader(value: string, limits: OAuth1Limits): OAuth1Par
   }
   if (!SCHEME_RE.test(value)) throw malformedCredentials('Expected an Authorization header of the OAuth scheme');
   const params: OAuth1Param[] = [];
-  const seen = new Set<string>();
+  const names = new HeaderNames();
   const end = value.length;
   let at = SCHEME_NAME_LENGTH;
   for (;;) {
@@ -70,20 +71,30 @@ export function parseOAuthHeader(value: string, limits: OAuth1Limits): OAuth1Par
       continue;
     }
     const nameStart = at;
-    while (at < end && isTchar(value.charCodeAt(at))) at++;
+    // Whether a `%` was seen, so a name or value without one is not handed to the decoder.
+    let percent = false;
+    let c = 0;
+    while (at < end && isTchar((c = value.charCodeAt(at)))) {
+      if (c === PERCENT) percent = true;
+      at++;
+    }
     if (at === nameStart) {
       // Trailing white space of another kind is tolerated, as it always was; anything else is not a pair.
       if (value.slice(at).trim() === '') break;
       throw malformedHeader();
     }
     const rawName = value.slice(nameStart, at);
+    const nameEncoded = percent;
     at = skipSpace(value, at);
     if (value.charCodeAt(at) !== EQUALS) throw malformedHeader();
     at = skipSpace(value, at + 1);
     if (value.charCodeAt(at) !== QUOTE) throw malformedHeader();
     const valueStart = ++at;
-    let c = 0;
-    while (at < end && (c = value.charCodeAt(at)) !== QUOTE && c !== BACKSLASH) at++;
+    percent = false;
+    while (at < end && (c = value.charCodeAt(at)) !== QUOTE && c !== BACKSLASH) {
+      if (c === PERCENT) percent = true;
+      at++;
+    }
     if (at >= end || c !== QUOTE) throw malformedHeader();
     const rawValue = value.slice(valueStart, at);
     at = skipSpace(value, at + 1);
@@ -91,14 +102,44 @@ export function parseOAuthHeader(value: string, limits: OAuth1Limits): OAuth1Par
       if (value.charCodeAt(at) !== COMMA) throw malformedHeader();
       at++;
     }
-    const name = oauthDecode(rawName, false);
-    if (seen.has(name)) throw malformedCredentials(`The OAuth parameter ${name} is given twice (RFC 5849 §3.5.1)`);
-    seen.add(name);
+    const name = nameEncoded ? oauthDecode(rawName, false) : rawName;
+    if (!names.add(name, params)) throw malformedCredentials(`The OAuth parameter ${name} is given twice (RFC 5849 §3.5.1)`);
     // §3.4.1.3.1: realm is the header's own, not a parameter of the request.
-    if (name !== 'realm') params.push({ name, value: oauthDecode(rawValue, false) });
+    if (name !== 'realm') params.push({ name, value: percent ? oauthDecode(rawValue, false) : rawValue });
     if (params.length > limits.parameters) throw tooManyParameters(limits);
   }
   return params;
+}
+
+/** Up to this many parameters, a name given twice is found by comparing with the names pushed so far. */
+const SCAN_NAMES = 16;
+
+/**
+ * The names a header has given, for §3.5.1's "each once". A header carries a handful of parameters,
+ * which a scan over those already parsed checks without a Set per request; a long one gets a Set.
+ */
+class HeaderNames {
+  private realm = false;
+  private set: Set<string> | undefined;
+
+  /** False when `name` was given before; `params` holds every earlier name but `realm`. */
+  add(name: string, params: readonly OAuth1Param[]): boolean {
+    if (name === 'realm') {
+      if (this.realm) return false;
+      this.realm = true;
+      return true;
+    }
+    if (this.set === undefined) {
+      if (params.length < SCAN_NAMES) {
+        for (let i = 0; i < params.length; i++) if (params[i]!.name === name) return false;
+        return true;
+      }
+      this.set = new Set(params.map((p) => p.name));
+    }
+    if (this.set.has(name)) return false;
+    this.set.add(name);
+    return true;
+  }
 }
 
 function isTchar(c: number): boolean {

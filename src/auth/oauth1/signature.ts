@@ -69,17 +69,33 @@ export function rsaPublicKey(pem: string): KeyObject | undefined {
   return key ?? undefined;
 }
 
-// Prepared HMAC keys by signing key (`client secret&token secret`), one map per algorithm: padding a
-// key per request cost as much as the HMAC. Bounded like the other secret caches.
-const HMAC_KEYS: Record<HmacAlgorithm, BoundedMap<string, PreparedHmacKey>> = { sha1: new BoundedMap(10_000), sha256: new BoundedMap(10_000) };
+// Prepared HMAC keys, per algorithm: padding a key per request cost as much as the HMAC, and so did
+// building `client secret&token secret` to look one up. Found by the token secret (the consumer's
+// for a request without a token) and checked against the other secret: both strings come from the
+// credential caches, so their hashes are already known and the check is usually a pointer compare.
+// Bounded like the other secret caches.
+interface KeyEntry {
+  consumerSecret: string;
+  key: PreparedHmacKey;
+}
+const BY_TOKEN_SECRET: Record<HmacAlgorithm, BoundedMap<string, KeyEntry>> = { sha1: new BoundedMap(10_000), sha256: new BoundedMap(10_000) };
+const BY_CONSUMER_SECRET: Record<HmacAlgorithm, BoundedMap<string, PreparedHmacKey>> = { sha1: new BoundedMap(10_000), sha256: new BoundedMap(10_000) };
 
-function preparedKey(algorithm: HmacAlgorithm, signing: string): PreparedHmacKey {
-  const keys = HMAC_KEYS[algorithm];
-  let key = keys.get(signing);
-  if (key === undefined) {
-    key = prepareHmacKey(algorithm, signing);
-    keys.set(signing, key);
+function preparedKey(algorithm: HmacAlgorithm, consumerSecret: string, tokenSecret: string | undefined): PreparedHmacKey {
+  if (tokenSecret === undefined || tokenSecret === '') {
+    const keys = BY_CONSUMER_SECRET[algorithm];
+    let key = keys.get(consumerSecret);
+    if (key === undefined) {
+      key = prepareHmacKey(algorithm, signingKey(consumerSecret, undefined));
+      keys.set(consumerSecret, key);
+    }
+    return key;
   }
+  const keys = BY_TOKEN_SECRET[algorithm];
+  const hit = keys.get(tokenSecret);
+  if (hit !== undefined && hit.consumerSecret === consumerSecret) return hit.key;
+  const key = prepareHmacKey(algorithm, signingKey(consumerSecret, tokenSecret));
+  keys.set(tokenSecret, { consumerSecret, key });
   return key;
 }
 
@@ -100,9 +116,8 @@ export function checkOAuth1Signature(
       return false;
     }
   }
-  const signing = signingKey(secrets.consumerSecret, secrets.tokenSecret);
-  if (method === 'PLAINTEXT') return safeEqual(signature, signing);
-  return safeEqual(signature, hmacBase64(preparedKey(method === 'HMAC-SHA1' ? 'sha1' : 'sha256', signing), baseString));
+  if (method === 'PLAINTEXT') return safeEqual(signature, signingKey(secrets.consumerSecret, secrets.tokenSecret));
+  return safeEqual(signature, hmacBase64(preparedKey(method === 'HMAC-SHA1' ? 'sha1' : 'sha256', secrets.consumerSecret, secrets.tokenSecret), baseString));
 }
 
 /** The `oauth_body_hash` of a body (OAuth Request Body Hash extension §3.1: SHA-1, base64). */

@@ -68,7 +68,8 @@ export type OAuth1Problem =
   | 'parameter_absent' | 'parameter_rejected' | 'version_rejected' | 'signature_method_rejected'
   | 'timestamp_refused' | 'nonce_used' | 'signature_invalid' | 'body_hash_invalid';
 
-const REQUIRED = ['oauth_consumer_key', 'oauth_signature_method', 'oauth_signature', 'oauth_timestamp', 'oauth_nonce'] as const;
+/** The parameters every signed request carries (§3.1), checked in this order. */
+type RequiredParam = 'oauth_consumer_key' | 'oauth_signature_method' | 'oauth_signature' | 'oauth_timestamp' | 'oauth_nonce';
 const TIMESTAMP_RE = /^[0-9]{1,12}$/;
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 // Unknown clients and tokens are checked against these, so they cost the same work as known ones.
@@ -154,22 +155,29 @@ interface ProtocolParams {
   token: string | undefined;
 }
 
-/** §3.1 / §3.2: the required parameters present and well-formed; 400 otherwise. */
+/** §3.1 / §3.2: the required parameters present and well-formed; 400 otherwise. Each is looked up once. */
 function checkProtocolParams(protocol: ReadonlyMap<string, string>, tokensAllowed: boolean, requireToken: boolean): ProtocolParams {
-  for (const name of REQUIRED) {
-    if (!protocol.get(name)) throw problem400('parameter_absent', `The OAuth parameter ${name} is required`, { oauth_parameters_absent: name });
-  }
+  const consumerKey = required(protocol, 'oauth_consumer_key');
+  const method = required(protocol, 'oauth_signature_method');
+  const signature = required(protocol, 'oauth_signature');
+  const timestamp = required(protocol, 'oauth_timestamp');
+  const nonce = required(protocol, 'oauth_nonce');
   const version = protocol.get('oauth_version');
   if (version !== undefined && version !== '1.0') throw problem400('version_rejected', 'oauth_version must be 1.0 when present (RFC 5849 §3.1)');
-  const method = protocol.get('oauth_signature_method')!;
   if (!isSignatureMethod(method)) throw problem400('signature_method_rejected', `Unsupported oauth_signature_method; use one of HMAC-SHA1, HMAC-SHA256, RSA-SHA1, PLAINTEXT`);
-  const timestamp = protocol.get('oauth_timestamp')!;
   if (!TIMESTAMP_RE.test(timestamp)) throw problem400('parameter_rejected', 'oauth_timestamp must be a number of seconds');
   // An empty oauth_token is sent by some clients before they have one (RFC 5849 §2.1 allows omitting it).
   const token = protocol.get('oauth_token') || undefined;
   if (token !== undefined && !tokensAllowed) throw problem400('parameter_rejected', 'This request must not carry an oauth_token');
   if (token === undefined && requireToken) throw problem400('parameter_absent', 'The OAuth parameter oauth_token is required', { oauth_parameters_absent: 'oauth_token' });
-  return { consumerKey: protocol.get('oauth_consumer_key')!, method, signature: protocol.get('oauth_signature')!, timestamp, nonce: protocol.get('oauth_nonce')!, token };
+  return { consumerKey, method, signature, timestamp, nonce, token };
+}
+
+/** A required protocol parameter's value; 400 naming it when absent or empty. */
+function required(protocol: ReadonlyMap<string, string>, name: RequiredParam): string {
+  const value = protocol.get(name);
+  if (!value) throw problem400('parameter_absent', `The OAuth parameter ${name} is required`, { oauth_parameters_absent: name });
+  return value;
 }
 
 /** Whether the request has a single-part form-encoded body, whose parameters §3.4.1.3.1 signs. */
