@@ -12,7 +12,7 @@ import { NOT_LOADED, RecordCache } from '../user-cache.js';
 import type { OAuth1Credentials, OAuth1TokenCredentials } from './credentials.js';
 import { oauth1Limits, type OAuth1Limits } from './limits.js';
 import { isOAuthAuthorization } from './params.js';
-import { verifyOAuth1Request, type VerifyOAuth1Options } from './verify.js';
+import { verifyOAuth1RequestThen, type VerifiedOAuth1Request, type VerifyOAuth1Options } from './verify.js';
 
 export interface OAuth1SchemeOptions {
   /** Clients and access tokens (the OAuth 1 storage). */
@@ -90,18 +90,25 @@ export class OAuth1Scheme implements AuthScheme {
     return queryCarriesOAuth1(req.originalUrl || req.url || '');
   }
 
-  async authenticate(req: Request): Promise<Caller> {
-    const verified = await verifyOAuth1Request(req, this.verifyOptions);
-    const { consumer, token } = verified;
+  authenticate(req: Request): Promise<Caller> {
+    return this.authenticateNow(req);
+  }
+
+  /** The caller once the nonce is spent: the verified request goes to `callerFor` in the nonce's own promise step. */
+  authenticateNow(req: Request): Promise<Caller> {
+    return verifyOAuth1RequestThen(req, this.verifyOptions, this.callerFor);
+  }
+
+  private readonly callerFor = ({ consumer, token }: VerifiedOAuth1Request<OAuth1TokenCredentials>): Caller | Promise<Caller> => {
     const userName = token !== undefined ? token.userName : consumer.userName;
     if (userName === undefined) throw invalidCredentials(this.challengeText, { oauthProblem: 'permission_denied' }, 'This client acts only for users who approved it: sign with an access token');
     const peeked = this.records.peekUser(userName);
-    const user = peeked === NOT_LOADED ? await this.records.getUser(userName) : peeked;
-    if (user === undefined) throw invalidCredentials(this.challengeText, { oauthProblem: 'token_rejected' }, 'Invalid OAuth credentials');
-    return callerOf(user, consumer.key, token?.scopes);
-  }
-}
+    if (peeked === NOT_LOADED) return this.records.getUser(userName).then((user) => this.callerOf(user, consumer.key, token?.scopes));
+    return this.callerOf(peeked, consumer.key, token?.scopes);
+  };
 
-function callerOf(user: User, clientId: string, scopes: readonly string[] | null | undefined): Caller {
-  return { name: user.name, role: user.role, scopes: scopes == null ? null : [...scopes], scheme: 'oauth1', clientId };
+  private callerOf(user: User | undefined, clientId: string, scopes: readonly string[] | null | undefined): Caller {
+    if (user === undefined) throw invalidCredentials(this.challengeText, { oauthProblem: 'token_rejected' }, 'Invalid OAuth credentials');
+    return { name: user.name, role: user.role, scopes: scopes == null ? null : [...scopes], scheme: 'oauth1', clientId };
+  }
 }

@@ -16,7 +16,7 @@ import { safeEqual as defaultSafeEqual, type SafeEqual } from '../safe-equal.js'
 import { baseStringUri, rawQueryOf, signatureBaseString } from './base-string.js';
 import type { MaybePromise, OAuth1Consumer, OAuth1TokenSecret } from './credentials.js';
 import { oauth1Limits, type OAuth1Limits } from './limits.js';
-import { collectParams, isOAuthAuthorization, type OAuth1Param, type OAuth1ParamPlace } from './params.js';
+import { collectParams, isOAuthAuthorization, type CollectedParams, type OAuth1Param, type OAuth1ParamPlace } from './params.js';
 import { checkOAuth1Signature, isSignatureMethod, oauthBodyHash, rsaPublicKey, type OAuth1SignatureMethod } from './signature.js';
 import { oauthEncode } from './percent-encoding.js';
 
@@ -72,6 +72,7 @@ export type OAuth1Problem =
 type RequiredParam = 'oauth_consumer_key' | 'oauth_signature_method' | 'oauth_signature' | 'oauth_timestamp' | 'oauth_nonce';
 const TIMESTAMP_RE = /^[0-9]{1,12}$/;
 const FORM_TYPE = 'application/x-www-form-urlencoded';
+const DEFAULT_CHALLENGE = 'OAuth realm="roa"';
 // Unknown clients and tokens are checked against these, so they cost the same work as known ones.
 const DUMMY_SECRET = randomBytes(24).toString('base64url');
 
@@ -94,14 +95,54 @@ const DUMMY_SECRET = randomBytes(24).toString('base64url');
  *   const verifier = protocol.get('oauth_verifier');
  */
 export async function verifyOAuth1Request<T extends OAuth1TokenSecret>(req: Request, options: VerifyOAuth1Options<T>): Promise<VerifiedOAuth1Request<T>> {
+  const signed = verifySigned(req, options);
+  const checked = isPromise(signed) ? await signed : signed;
+  await spendNonce(options.nonces, checked, options.challenge ?? DEFAULT_CHALLENGE);
+  return checked.verified;
+}
+
+/**
+ * `verifyOAuth1Request(req, options).then(then)` in one promise step: what the scheme runs on every
+ * signed resource request. Up to the nonce nothing waits unless the request has a form body or a
+ * body hash, or the storage answers with a promise; then the nonce store's answer goes straight to
+ * `then`, with no async function per layer in between.
+ */
+export function verifyOAuth1RequestThen<T extends OAuth1TokenSecret, R>(
+  req: Request, options: VerifyOAuth1Options<T>, then: (verified: VerifiedOAuth1Request<T>) => R | PromiseLike<R>,
+): Promise<R> {
+  let signed: CheckedRequest<T> | Promise<CheckedRequest<T>>;
+  try {
+    signed = verifySigned(req, options);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const challenge = options.challenge ?? DEFAULT_CHALLENGE;
+  if (isPromise(signed)) return signed.then((checked) => spendNonce(options.nonces, checked, challenge).then(() => then(checked.verified)));
+  return spendNonceThen(options.nonces, signed, challenge, then);
+}
+
+/** A request whose signature (and body hash) verified, with what its nonce is recorded under. */
+interface CheckedRequest<T extends OAuth1TokenSecret> {
+  verified: VerifiedOAuth1Request<T>;
+  nonceKey: string;
+  nonceTtlMs: number;
+}
+
+/** Everything but the nonce; synchronous (returns or throws) when nothing needs waiting for. */
+function verifySigned<T extends OAuth1TokenSecret>(req: Request, options: VerifyOAuth1Options<T>): CheckedRequest<T> | Promise<CheckedRequest<T>> {
+  // Most signed requests have no form body: no promise to wait for then.
+  if (isFormRequest(req)) return formBodyOf(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT).then((body) => verifyParams(req, options, body));
+  return verifyParams(req, options, undefined);
+}
+
+/** The parameters collected and checked, the client and token looked up, then the signature. */
+function verifyParams<T extends OAuth1TokenSecret>(req: Request, options: VerifyOAuth1Options<T>, body: string | undefined): CheckedRequest<T> | Promise<CheckedRequest<T>> {
   const limits = oauth1Limits(options.limits);
-  const challenge = options.challenge ?? 'OAuth realm="roa"';
   const authorization = req.headers.authorization;
   const header = authorization !== undefined && isOAuthAuthorization(authorization) ? authorization : undefined;
-  // Most signed requests have no form body: no promise to wait for then.
-  const body = isFormRequest(req) ? await formBodyOf(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT) : undefined;
-  const { all, protocol, protocolPlace } = collectParams(header, rawQueryOf(req), body, limits);
-  if (protocolPlace === undefined) throw problem400('parameter_absent', 'The request carries no OAuth protocol parameters');
+  const collected = collectParams(header, rawQueryOf(req), body, limits);
+  const { protocol } = collected;
+  if (collected.protocolPlace === undefined) throw problem400('parameter_absent', 'The request carries no OAuth protocol parameters');
   const p = checkProtocolParams(protocol, options.tokens !== undefined, options.requireToken ?? false);
   if (p.method === 'PLAINTEXT' && !req.secure) {
     // §3.4.4: the secrets travel as they are; only TLS may carry them.
@@ -111,17 +152,31 @@ export async function verifyOAuth1Request<T extends OAuth1TokenSecret>(req: Requ
     // Body Hash extension §3.2: a form body is signed through its parameters, never hashed.
     throw problem400('parameter_rejected', 'oauth_body_hash must not be sent with a form-encoded body');
   }
-
   // Storage that answers at once (cached consumers, SQLite's token rows) costs no wait.
-  const consumerOrPromise = options.consumers(p.consumerKey);
-  const consumer = isPromise(consumerOrPromise) ? await consumerOrPromise : consumerOrPromise;
-  const tokenOrPromise = p.token === undefined || consumer === undefined ? undefined : options.tokens!(p.token, consumer);
-  const token = isPromise(tokenOrPromise) ? await tokenOrPromise : tokenOrPromise;
+  const consumer = options.consumers(p.consumerKey);
+  if (isPromise(consumer)) return consumer.then((c) => withConsumer(req, options, collected, p, c));
+  return withConsumer(req, options, collected, p, consumer);
+}
+
+function withConsumer<T extends OAuth1TokenSecret>(
+  req: Request, options: VerifyOAuth1Options<T>, collected: CollectedParams, p: ProtocolParams, consumer: OAuth1Consumer | undefined,
+): CheckedRequest<T> | Promise<CheckedRequest<T>> {
+  const token = p.token === undefined || consumer === undefined ? undefined : options.tokens!(p.token, consumer);
+  if (isPromise(token)) return token.then((t) => checkSignature(req, options, collected, p, consumer, t));
+  return checkSignature(req, options, collected, p, consumer, token);
+}
+
+/** Timestamp, signature (§3.2), then the body hash; the nonce's key and lifetime for the caller to spend. */
+function checkSignature<T extends OAuth1TokenSecret>(
+  req: Request, options: VerifyOAuth1Options<T>, collected: CollectedParams, p: ProtocolParams, consumer: OAuth1Consumer | undefined, token: T | undefined,
+): CheckedRequest<T> | Promise<CheckedRequest<T>> {
+  const challenge = options.challenge ?? DEFAULT_CHALLENGE;
   const now = (options.now ?? Date.now)();
   const skew = options.clockSkewMs ?? DEFAULT_OAUTH1_CLOCK_SKEW_MS;
   const timestampMs = Number(p.timestamp) * 1000;
   if (Math.abs(now - timestampMs) > skew) throw problem401(challenge, 'timestamp_refused', 'oauth_timestamp is outside the accepted clock skew');
 
+  const { all, protocol } = collected;
   const baseString = signatureBaseString(req.originalMethod ?? req.method ?? 'GET', baseStringUri(req), all);
   const tokenKnown = p.token === undefined || (token !== undefined && token.consumerKey === consumer?.key);
   const ok = checkOAuth1Signature(p.method, baseString, p.signature, {
@@ -135,11 +190,15 @@ export async function verifyOAuth1Request<T extends OAuth1TokenSecret>(req: Requ
     throw problem401(challenge, 'signature_invalid', 'Invalid OAuth credentials', diagnostics);
   }
 
+  const checked: CheckedRequest<T> = {
+    verified: { consumer, token, signatureMethod: p.method, protocol, protocolPlace: collected.protocolPlace!, params: all },
+    nonceKey: nonceKey(consumer.key, p.token, p.timestamp, p.nonce),
+    // Remembered for as long as its timestamp stays acceptable.
+    nonceTtlMs: Math.max(1000, timestampMs + skew - now + 1000),
+  };
   const bodyHash = protocol.get('oauth_body_hash');
-  if (bodyHash !== undefined) await checkBodyHash(req, bodyHash, options.bodyLimit ?? DEFAULT_BODY_LIMIT, challenge, options.safeEqual ?? defaultSafeEqual);
-
-  await spendNonce(options.nonces, consumer.key, p.token, p.timestamp, p.nonce, timestampMs + skew - now + 1000, challenge);
-  return { consumer, token, signatureMethod: p.method, protocol, protocolPlace, params: all };
+  if (bodyHash === undefined) return checked;
+  return checkBodyHash(req, bodyHash, options.bodyLimit ?? DEFAULT_BODY_LIMIT, challenge, options.safeEqual ?? defaultSafeEqual).then(() => checked);
 }
 
 function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
@@ -202,18 +261,40 @@ async function checkBodyHash(req: Request, expected: string, limit: number, chal
 }
 
 /**
- * Records the nonce, unique per client, token, timestamp and nonce (§3.3), for as long as its
- * timestamp stays acceptable. The parts are percent-encoded, so `:` cannot join two into one.
+ * The nonce's record: unique per client, token, timestamp and nonce (§3.3). The parts are
+ * percent-encoded, so `:` cannot join two into one.
  */
-async function spendNonce(nonces: NonceStore, consumerKey: string, token: string | undefined, timestamp: string, nonce: string, ttlMs: number, challenge: string): Promise<void> {
-  const key = `oauth1:${oauthEncode(consumerKey)}:${oauthEncode(token ?? '')}:${timestamp}:${oauthEncode(nonce)}`;
-  let fresh: boolean;
+function nonceKey(consumerKey: string, token: string | undefined, timestamp: string, nonce: string): string {
+  return `oauth1:${oauthEncode(consumerKey)}:${oauthEncode(token ?? '')}:${timestamp}:${oauthEncode(nonce)}`;
+}
+
+/** Records the nonce; refuses (401) one already recorded, and fails closed (503) when the store cannot answer. */
+function spendNonce<T extends OAuth1TokenSecret>(nonces: NonceStore, checked: CheckedRequest<T>, challenge: string): Promise<void> {
+  return spendNonceThen(nonces, checked, challenge, () => undefined);
+}
+
+function spendNonceThen<T extends OAuth1TokenSecret, R>(
+  nonces: NonceStore, checked: CheckedRequest<T>, challenge: string, then: (verified: VerifiedOAuth1Request<T>) => R | PromiseLike<R>,
+): Promise<R> {
+  let consumed: Promise<boolean>;
   try {
-    fresh = await nonces.consume(key, Math.max(1000, ttlMs));
+    consumed = nonces.consume(checked.nonceKey, checked.nonceTtlMs);
   } catch (err) {
-    throw new HttpError(503, 'Replay protection is unavailable', { code: 'ROA_ERR_NONCE_STORE_UNAVAILABLE', headers: { 'Retry-After': '5' }, expose: true, cause: err });
+    return Promise.reject(nonceStoreUnavailable(err));
   }
-  if (!fresh) throw problem401(challenge, 'nonce_used', 'oauth_nonce was already used with this timestamp');
+  return consumed.then(
+    (fresh) => {
+      if (!fresh) throw problem401(challenge, 'nonce_used', 'oauth_nonce was already used with this timestamp');
+      return then(checked.verified);
+    },
+    (err: unknown) => {
+      throw nonceStoreUnavailable(err);
+    },
+  );
+}
+
+function nonceStoreUnavailable(cause: unknown): HttpError {
+  return new HttpError(503, 'Replay protection is unavailable', { code: 'ROA_ERR_NONCE_STORE_UNAVAILABLE', headers: { 'Retry-After': '5' }, expose: true, cause });
 }
 
 function problem400(oauthProblem: OAuth1Problem, message: string, more?: Record<string, string>): HttpError {
