@@ -17,12 +17,16 @@ import { Response, type HeaderValue } from '../http/response.js';
 import { jsonpScript, stringifyJson, type JsonReplacer } from './json-body.js';
 import { inUtf8, labelled, mediaTypeOf, typeValue } from './media-types.js';
 import { clearingOptions, setCookieLine, type CookieOptions } from './cookies.js';
-import { strongETag, weakETag, type ETagFn } from './settings.js';
+import { knownHeader, putKnownHeader } from './fast-headers.js';
+import { builtInStringETag, type ETagFn } from './settings.js';
 import type { ExpressRequest } from './request.js';
 import { download, sendFile, sendFileLegacy, type SendFileCallback, type SendFileOptions } from './send-file.js';
 
 const deprecate = depd('express');
 
+/** The Content-Types `send` gives a string and `json` its text when none is set (mime's charset added). */
+const HTML_TYPE = typeValue('html');
+const JSON_TYPE = labelled('application/json');
 
 type Settings = { get(setting: string): unknown; render?: (view: string, options: object, done: RenderCallback) => void };
 type RenderCallback = (err: Error | null, html?: string) => void;
@@ -139,7 +143,7 @@ export class ExpressResponse extends Response {
     }
     switch (typeof chunk) {
       case 'string':
-        if (!this.get('Content-Type')) this.type('html');
+        if (!knownHeader(this, 'content-type')) putKnownHeader(this, 'content-type', 'Content-Type', HTML_TYPE);
         break;
       case 'boolean':
       case 'number':
@@ -157,22 +161,29 @@ export class ExpressResponse extends Response {
   private sendChunk(body: string | Buffer | undefined): this {
     let chunk = body;
     if (typeof chunk === 'string') {
-      const type = this.getHeader('Content-Type');
-      if (typeof type === 'string') {
+      const type = knownHeader(this, 'content-type');
+      // The two defaults are already in UTF-8.
+      if (typeof type === 'string' && type !== HTML_TYPE && type !== JSON_TYPE) {
         const utf8 = inUtf8(type);
         if (utf8 !== type) this.setHeader('Content-Type', utf8);
       }
     }
-    const etagFn = this.get('ETag') ? undefined : (this.app.get('etag fn') as ETagFn | undefined);
+    const etagFn = knownHeader(this, 'etag') ? undefined : (this.app.get('etag fn') as ETagFn | undefined);
     if (chunk !== undefined) {
-      // An app's own etag function gets the bytes, as in Express 4; the built-in ones hash a string as it is.
-      const bytesForETag = etagFn !== undefined && etagFn !== weakETag && etagFn !== strongETag;
-      if (typeof chunk === 'string' && (bytesForETag || chunk.length >= 1000)) chunk = Buffer.from(chunk, 'utf8');
-      const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, 'utf8') : chunk.length;
-      this.setHeader('Content-Length', String(length));
-      if (etagFn !== undefined) {
-        const tag = etagFn(chunk, typeof chunk === 'string' ? 'utf8' : undefined);
-        if (tag) this.setHeader('ETag', String(tag));
+      let tag: string | undefined;
+      if (typeof chunk === 'string') {
+        const length = Buffer.byteLength(chunk, 'utf8');
+        // The built-in tags hash a string as it is; an app's own etag function gets the bytes, as in Express 4.
+        tag = etagFn === undefined ? undefined : builtInStringETag(etagFn, chunk, length);
+        if (chunk.length >= 1000 || (etagFn !== undefined && tag === undefined)) chunk = Buffer.from(chunk, 'utf8');
+        putKnownHeader(this, 'content-length', 'Content-Length', String(length));
+        if (tag !== undefined) putKnownHeader(this, 'etag', 'ETag', tag);
+      } else {
+        putKnownHeader(this, 'content-length', 'Content-Length', String(chunk.length));
+      }
+      if (etagFn !== undefined && tag === undefined) {
+        const own = etagFn(chunk, undefined);
+        if (own) this.setHeader('ETag', String(own));
       }
     }
     if (this.req.fresh) this.statusCode = 304;
@@ -197,7 +208,7 @@ export class ExpressResponse extends Response {
   /** Sends `value` as JSON by the app's `json replacer`, `json spaces` and `json escape`. */
   override json(value?: unknown, status?: unknown): this {
     const body = this.statusAndBody(arguments.length, value, status, 'json');
-    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    if (!knownHeader(this, 'content-type')) putKnownHeader(this, 'content-type', 'Content-Type', JSON_TYPE);
     return this.send(this.stringify(body));
   }
 

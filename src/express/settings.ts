@@ -10,32 +10,70 @@ import proxyaddr from 'proxy-addr';
 export type ETagFn = (body: string | Buffer, encoding?: BufferEncoding) => string;
 export type TrustFn = (addr: string, hop: number) => boolean;
 
+/** Memo slots for short string bodies, chosen by the body's length (a power of two). */
+const MEMO_SLOTS = 64;
+/** Longer string bodies are not remembered: comparing them costs more, and they would stay in memory. */
+const MEMO_MAX_LENGTH = 1000;
+
 /**
- * The tag the `etag` package gives a body (`"<length hex>-<sha1 base64, 27 chars>"`), computed with
- * node's one-shot `crypto.hash` where there is one: it runs for every `res.send` body, and the
- * streaming hash object costs more than hashing a short body.
+ * Tags UTF-8 strings as the `etag` package does (`"<length hex>-<sha1 base64, 27 chars>"`), with
+ * node's one-shot `crypto.hash` (the streaming hash object costs more than hashing a short body).
+ * Handlers often send the same short body again (fixed text, a cached document): the last tag per
+ * length is remembered, and a body equal to the one remembered in its slot gets that tag back
+ * without hashing (the tag is a function of the bytes, so it is the same tag).
  */
-function etagGenerator(weak: boolean): ETagFn {
-  const prefix = weak ? 'W/"' : '"';
+class StringTagger {
+  private readonly bodies: Array<string | undefined> = new Array<string | undefined>(MEMO_SLOTS).fill(undefined);
+  private readonly tags: string[] = new Array<string>(MEMO_SLOTS).fill('');
+
+  constructor(private readonly prefix: string) {}
+
+  /** The tag of `body`, whose UTF-8 length is `byteLength`. */
+  tag(body: string, byteLength: number): string {
+    if (body.length >= MEMO_MAX_LENGTH) return this.compute(body, byteLength);
+    const slot = body.length & (MEMO_SLOTS - 1);
+    if (this.bodies[slot] === body) return this.tags[slot]!;
+    const tag = this.compute(body, byteLength);
+    this.bodies[slot] = body;
+    this.tags[slot] = tag;
+    return tag;
+  }
+
+  private compute(body: string, byteLength: number): string {
+    return `${this.prefix}${byteLength.toString(16)}-${hash('sha1', body, 'base64').slice(0, 27)}"`;
+  }
+}
+
+const canHashStrings = typeof hash === 'function';
+const weakStrings = new StringTagger('W/"');
+const strongStrings = new StringTagger('"');
+
+function etagGenerator(strings: StringTagger, prefix: string): ETagFn {
   return (body, encoding) => {
-    let length: number;
-    let digest: string;
-    if (typeof body === 'string' && (encoding === undefined || encoding === 'utf8' || encoding === 'utf-8') && typeof hash === 'function') {
+    if (typeof body === 'string' && (encoding === undefined || encoding === 'utf8' || encoding === 'utf-8') && canHashStrings) {
       // A UTF-8 string is hashed as it is: no Buffer made for it.
-      length = Buffer.byteLength(body, 'utf8');
-      digest = hash('sha1', body, 'base64');
-    } else {
-      const buf = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
-      length = buf.length;
-      digest = typeof hash === 'function' ? hash('sha1', buf, 'base64') : createHash('sha1').update(buf).digest('base64');
+      return strings.tag(body, Buffer.byteLength(body, 'utf8'));
     }
-    return `${prefix}${length.toString(16)}-${digest.slice(0, 27)}"`;
+    const buf = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
+    const digest = canHashStrings ? hash('sha1', buf, 'base64') : createHash('sha1').update(buf).digest('base64');
+    return `${prefix}${buf.length.toString(16)}-${digest.slice(0, 27)}"`;
   };
 }
 
 /** Express's default: a weak ETag of the body. */
-export const weakETag: ETagFn = etagGenerator(true);
-export const strongETag: ETagFn = etagGenerator(false);
+export const weakETag: ETagFn = etagGenerator(weakStrings, 'W/"');
+export const strongETag: ETagFn = etagGenerator(strongStrings, '"');
+
+/**
+ * The built-in `etagFn`'s tag of a UTF-8 string whose byte length the caller already has, or
+ * undefined for any other function (which then gets the body itself).
+ */
+export function builtInStringETag(etagFn: ETagFn, body: string, byteLength: number): string | undefined {
+  if (!canHashStrings) return undefined;
+  if (etagFn === weakETag) return weakStrings.tag(body, byteLength);
+  if (etagFn === strongETag) return strongStrings.tag(body, byteLength);
+  return undefined;
+}
 
 /** `etag`: true/'weak', 'strong', false (none) or a function `(body, encoding) => tag`. */
 export function compileETag(value: unknown): ETagFn | undefined {
