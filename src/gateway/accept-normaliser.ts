@@ -3,7 +3,7 @@
  * Collapses a request's Accept to one supported media type so `Vary: Accept` does not fragment the cache.
  */
 import { negotiate } from '../http/accepts.js';
-import { BoundedMap } from '../util/bounded-map.js';
+import { headerMemo } from './header-memo.js';
 
 /**
  * The representations roa's article service serves, in the order its views list them (XML first, the
@@ -28,14 +28,6 @@ export const ROA_MEDIA_TYPES = ['application/xml', 'application/json', 'text/htm
 export function acceptNormaliser(supported: readonly string[]): (accept: string | undefined) => string | undefined {
   if (supported.length === 0) throw new TypeError('normaliseAccept: give at least one media type');
   const types = supported.map((t) => t.toLowerCase());
-  // Keyed by what clients send, so bounded.
-  const memo = new BoundedMap<string, string>(1000);
-  return (accept) => {
-    if (accept === undefined || accept.trim() === '') return types[0];
-    const known = memo.get(accept);
-    if (known !== undefined) return known;
-    const result = negotiate(accept, types) ?? accept;
-    memo.set(accept, result);
-    return result;
-  };
+  const normalised = headerMemo((accept) => (accept.trim() === '' ? types[0]! : negotiate(accept, types) ?? accept), 1000);
+  return (accept) => (accept === undefined ? types[0] : normalised(accept));
 }

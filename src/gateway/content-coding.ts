@@ -13,6 +13,7 @@ import { contentCodingOf, type ContentCoding } from '../http/content-codings.js'
 import { BoundedMap } from '../util/bounded-map.js';
 import type { StoredResponse } from './cache-store.js';
 import { fieldMap, type Field } from './headers.js';
+import { headerMemo } from './header-memo.js';
 
 /** What a request's Accept-Encoding is normalised to: the stored gzip copy serves it, or its decoding does. */
 export type ClientCoding = 'gzip' | 'identity';
@@ -21,8 +22,7 @@ export type ClientCoding = 'gzip' | 'identity';
 const CLIENT = Symbol('roa.clientCoding');
 type Marked = IncomingMessage & { [CLIENT]?: ClientCoding };
 
-// Keyed by what clients send, so bounded.
-const normalised = new BoundedMap<string, ClientCoding>(1000);
+const codingFor = headerMemo((ae): ClientCoding => (new Negotiator({ headers: { 'accept-encoding': ae } }).encodings(['gzip']).length > 0 ? 'gzip' : 'identity'), 1000);
 
 /**
  * Normalises the request's Accept-Encoding to `gzip` (it accepts gzip, RFC 9110 §12.5.3) or
@@ -31,11 +31,7 @@ const normalised = new BoundedMap<string, ClientCoding>(1000);
  */
 export function normaliseAcceptEncoding(req: IncomingMessage): void {
   const ae = req.headers['accept-encoding'];
-  let c: ClientCoding | undefined = ae === undefined ? 'identity' : normalised.get(ae);
-  if (c === undefined) {
-    c = new Negotiator({ headers: { 'accept-encoding': ae } }).encodings(['gzip']).length > 0 ? 'gzip' : 'identity';
-    normalised.set(ae!, c);
-  }
+  const c = ae === undefined ? 'identity' : codingFor(ae);
   req.headers['accept-encoding'] = c;
   (req as Marked)[CLIENT] = c;
 }
