@@ -40,7 +40,6 @@ const TAB = 0x09;
 const COMMA = 0x2c;
 const EQUALS = 0x3d;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const PERCENT = 0x25;
 
 /** True when an Authorization value names the OAuth scheme. */
@@ -62,6 +61,9 @@ export function parseOAuthHeader(value: string, limits: OAuth1Limits): OAuth1Par
   const params: OAuth1Param[] = [];
   const names = new HeaderNames();
   const end = value.length;
+  // A quoted value never holds `\` (§3.6 percent-encodes it): the first one anywhere is where the header stops parsing.
+  const backslash = value.indexOf('\\');
+  let nextPercent = value.indexOf('%');
   let at = SCHEME_NAME_LENGTH;
   for (;;) {
     at = skipSpace(value, at);
@@ -71,12 +73,12 @@ export function parseOAuthHeader(value: string, limits: OAuth1Limits): OAuth1Par
       continue;
     }
     const nameStart = at;
-    // Whether a `%` was seen, so a name or value without one is not handed to the decoder.
-    let percent = false;
-    let c = 0;
-    while (at < end && isTchar((c = value.charCodeAt(at)))) {
-      if (c === PERCENT) percent = true;
-      at++;
+    // Whether the name holds a `%`, so a name without one is not handed to the decoder.
+    let nameEncoded = false;
+    for (; at < end; at++) {
+      const c = value.charCodeAt(at);
+      if (!isTchar(c)) break;
+      if (c === PERCENT) nameEncoded = true;
     }
     if (at === nameStart) {
       // Trailing white space of another kind is tolerated, as it always was; anything else is not a pair.
@@ -84,18 +86,17 @@ export function parseOAuthHeader(value: string, limits: OAuth1Limits): OAuth1Par
       throw malformedHeader();
     }
     const rawName = value.slice(nameStart, at);
-    const nameEncoded = percent;
     at = skipSpace(value, at);
     if (value.charCodeAt(at) !== EQUALS) throw malformedHeader();
     at = skipSpace(value, at + 1);
     if (value.charCodeAt(at) !== QUOTE) throw malformedHeader();
-    const valueStart = ++at;
-    percent = false;
-    while (at < end && (c = value.charCodeAt(at)) !== QUOTE && c !== BACKSLASH) {
-      if (c === PERCENT) percent = true;
-      at++;
-    }
-    if (at >= end || c !== QUOTE) throw malformedHeader();
+    const valueStart = at + 1;
+    // The closing quote and any `%` found by the native indexOf, not a loop of charCodeAt: the values
+    // are most of the header. `%` is searched for again only once the last one found is passed.
+    at = value.indexOf('"', valueStart);
+    if (at === -1 || (backslash !== -1 && backslash < at)) throw malformedHeader();
+    if (nextPercent !== -1 && nextPercent < valueStart) nextPercent = value.indexOf('%', valueStart);
+    const valueEncoded = nextPercent !== -1 && nextPercent < at;
     const rawValue = value.slice(valueStart, at);
     at = skipSpace(value, at + 1);
     if (at < end) {
@@ -105,7 +106,7 @@ export function parseOAuthHeader(value: string, limits: OAuth1Limits): OAuth1Par
     const name = nameEncoded ? oauthDecode(rawName, false) : rawName;
     if (!names.add(name, params)) throw malformedCredentials(`The OAuth parameter ${name} is given twice (RFC 5849 §3.5.1)`);
     // §3.4.1.3.1: realm is the header's own, not a parameter of the request.
-    if (name !== 'realm') params.push({ name, value: percent ? oauthDecode(rawValue, false) : rawValue });
+    if (name !== 'realm') params.push({ name, value: valueEncoded ? oauthDecode(rawValue, false) : rawValue });
     if (params.length > limits.parameters) throw tooManyParameters(limits);
   }
   return params;
@@ -193,7 +194,8 @@ export function collectParams(header: string | undefined, query: string, body: s
       throw malformedCredentials(`OAuth protocol parameters were sent in the ${protocolPlace} and in the ${place}: send them in one place (RFC 5849 §3.5)`);
     }
     protocolPlace = place;
-    if (protocol.has(name)) throw malformedCredentials(`The OAuth parameter ${name} is given twice (RFC 5849 §3.5)`);
+    // The header parser has already refused a name given twice there.
+    if (place !== 'header' && protocol.has(name)) throw malformedCredentials(`The OAuth parameter ${name} is given twice (RFC 5849 §3.5)`);
     if (value.length > limits.protocolValueLength) {
       throw malformedCredentials(`The OAuth parameter ${name} is longer than ${limits.protocolValueLength} characters`);
     }
