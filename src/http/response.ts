@@ -10,8 +10,10 @@ import encodeUrl from 'encodeurl';
 import appendVary from 'vary';
 import { HttpError } from '../errors/http-error.js';
 import { negotiate } from './accepts.js';
+import { fieldIndex } from './field-name.js';
 import { contentTypeFor } from './mime.js';
 import type { Request } from './request.js';
+import { BoundedMap } from '../util/bounded-map.js';
 
 export type HeaderValue = string | number | readonly string[];
 
@@ -20,7 +22,8 @@ export type Head = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
 
 /**
  * Rewrites a response's head just before it is written (compression's `Vary: Accept-Encoding`).
- * Returns the head to write; a given list or object is not changed in place (it may be shared).
+ * Returns the head to write; a given list or object is not changed in place (it may be shared),
+ * and one it returns instead is new: finalHead adds the late fields to it without copying it again.
  */
 export type HeadFilter = (res: Response, status: number, head: Head) => Head;
 
@@ -238,19 +241,24 @@ export function finalHead(res: Response, status: number, head: Head): Head {
   const late = res.lateFields;
   res.headFilter = undefined;
   res.lateFields = undefined;
+  const given = head;
   if (filter !== undefined) head = filter(res, status, head);
   if (late === undefined) return head;
   if (head === undefined) {
     const out: string[] = [];
-    for (let i = 0; i < late.length; i += 2) if (!res.hasHeader(late[i]!)) out.push(late[i]!, late[i + 1]!);
+    for (let i = 0; i < late.length; i += 2) if (!res.hasHeader(lowerName(late[i]!))) out.push(late[i]!, late[i + 1]!);
     return out;
   }
   if (Array.isArray(head) && !Array.isArray(head[0])) {
     const list = head as OutgoingHttpHeader[];
-    let out: OutgoingHttpHeader[] | undefined;
+    // A list the filter made is this response's own (HeadFilter): the late fields join it.
+    let out: OutgoingHttpHeader[] | undefined = head !== given ? list : undefined;
+    // Only the fields the head came with count, not late ones added here.
+    const end = list.length;
     for (let i = 0; i < late.length; i += 2) {
       const name = late[i]!;
-      if (listHas(list, name) || res.hasHeader(name)) continue;
+      const lower = lowerName(name);
+      if (fieldIndex(list, lower, end) !== -1 || res.hasHeader(lower)) continue;
       out ??= list.slice();
       out.push(name, late[i + 1]!);
     }
@@ -264,13 +272,17 @@ export function finalHead(res: Response, status: number, head: Head): Head {
   return head;
 }
 
-/** Whether a flat [name, value, …] list names the field (case-insensitively). */
-function listHas(list: readonly OutgoingHttpHeader[], name: string): boolean {
-  for (let i = 0; i < list.length; i += 2) {
-    const n = list[i];
-    if (typeof n === 'string' && n.length === name.length && n.toLowerCase() === name.toLowerCase()) return true;
+// Late field names come from code, not from clients, so they are few: each one's lower case is
+// kept (hasHeader lower-cases its argument, which allocates unless it already is).
+const lowerNames = new BoundedMap<string, string>(64);
+
+function lowerName(name: string): string {
+  let lower = lowerNames.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    lowerNames.set(name, lower);
   }
-  return false;
+  return lower;
 }
 
 function headHas(head: OutgoingHttpHeaders | OutgoingHttpHeader[], name: string): boolean {

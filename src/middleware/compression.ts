@@ -10,6 +10,7 @@ import Negotiator from 'negotiator';
 import { append as appendVary } from 'vary';
 import { parseByteLimit } from '../http/body.js';
 import isCompressible from 'compressible';
+import { fieldIndex, isFieldName } from '../http/field-name.js';
 import { mediaTypeOf } from '../http/mime.js';
 import { codedEtag, codingOfEtag, identityEtag, withoutCodingSuffixes, type ResponseCoding } from '../http/coded-etag.js';
 import type { NextFunction, Request } from '../http/request.js';
@@ -210,8 +211,8 @@ function withVary(res: Response, status: number, headers: Head | undefined): Hea
     let varyAt = -1;
     for (let i = 0; i < headers.length; i += 2) {
       const name = headers[i] as string;
-      if (name.length === 12 && name.toLowerCase() === 'content-type') type = headers[i + 1];
-      else if (name.length === 4 && name.toLowerCase() === 'vary') varyAt = i;
+      if (isFieldName(name, 'content-type')) type = headers[i + 1];
+      else if (isFieldName(name, 'vary')) varyAt = i;
     }
     if (status !== 304 && !compressibleType(type === undefined ? headerText(res.getHeader('content-type')) : String(type))) return headers;
     const out = headers.slice();
@@ -354,7 +355,7 @@ class Fields {
     let v: OutgoingHttpHeader | undefined;
     if (g === undefined) v = this.#res.getHeader(name);
     else if (Array.isArray(g)) {
-      const i = indexOf(g, name);
+      const i = fieldIndex(g, name);
       v = i === -1 ? undefined : g[i + 1];
       if (i === -1 && Array.isArray(g[0])) v = undefined;
     } else {
@@ -368,7 +369,7 @@ class Fields {
     const g = this.#copy();
     if (g === undefined) this.#res.setHeader(name, value);
     else if (Array.isArray(g)) {
-      const i = indexOf(g, name);
+      const i = fieldIndex(g, name);
       if (i === -1) g.push(name, value);
       else g[i + 1] = value;
     } else {
@@ -381,7 +382,7 @@ class Fields {
     const g = this.#copy();
     if (g === undefined) this.#res.removeHeader(name);
     else if (Array.isArray(g)) {
-      const i = indexOf(g, name);
+      const i = fieldIndex(g, name);
       if (i !== -1) g.splice(i, 2);
     } else {
       for (const k of Object.keys(g)) if (k.toLowerCase() === name) delete g[k];
@@ -406,11 +407,3 @@ class Fields {
   }
 }
 
-/** Index of the field's name in a flat [name, value, …] list, or -1. */
-function indexOf(list: readonly OutgoingHttpHeader[], name: string): number {
-  for (let i = 0; i < list.length; i += 2) {
-    const n = list[i];
-    if (typeof n === 'string' && n.length === name.length && n.toLowerCase() === name) return i;
-  }
-  return -1;
-}
