@@ -229,9 +229,16 @@ application.disable = function disable(this: ExpressApp, setting: string): Expre
   return this.set(setting, false) as ExpressApp;
 };
 
-/** Own settings first, then a parent app's (mounted apps' settings inherit by prototype). */
+/**
+ * Own settings first, then a parent app's (mounted apps' settings inherit by prototype); never
+ * Object.prototype's members (`constructor`), as in Express 4.
+ */
 function readSetting(settings: object, setting: string): unknown {
-  let at: object | null = settings;
+  // Most reads are of a setting the app has, or of one nobody set (`json replacer`): one look-up each.
+  const value = (settings as Settings)[setting];
+  if (value === undefined) return undefined;
+  if (Object.hasOwn(settings, setting)) return value;
+  let at: object | null = Object.getPrototypeOf(settings) as object | null;
   while (at && at !== Object.prototype) {
     if (Object.hasOwn(at, setting)) return (at as Settings)[setting];
     at = Object.getPrototypeOf(at) as object | null;

@@ -14,7 +14,7 @@ import { PassThrough } from 'node:stream';
 import bodyParser from 'body-parser';
 import createError from 'http-errors';
 import { HttpError } from '../errors/http-error.js';
-import { readBody } from '../http/body.js';
+import { parseByteLimit, readBody } from '../http/body.js';
 import type { Request } from '../http/request.js';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
@@ -42,6 +42,9 @@ export function json(options?: bodyParser.OptionsJson): Middleware {
   const parser = bodyParser.json(options) as Middleware;
   if (options !== undefined && Object.keys(options).some((k) => !FAST_OPTIONS.has(k))) return parser;
   const limit = options?.limit ?? '100kb';
+  // Parsed once here, not by every read; a limit roa's reader does not take leaves body-parser to judge it.
+  const byteLimit = byteLimitOrUndefined(limit);
+  if (byteLimit === undefined) return parser;
   const strict = options?.strict !== false;
   return function jsonParser(req, res, next) {
     const r = req as Parsed;
@@ -53,7 +56,7 @@ export function json(options?: bodyParser.OptionsJson): Middleware {
     }
     r.body ??= {};
     // The rest of the chain runs in the caller's async context (AsyncLocalStorage), not the socket's.
-    readBody(req as Request, { limit }, inCallerContext((err: unknown, bytes?: Buffer) => {
+    readBody(req as Request, { limit: byteLimit }, inCallerContext((err: unknown, bytes?: Buffer) => {
       if (err !== undefined) {
         next(asBodyParserError(err, req, limit));
         return;
@@ -68,6 +71,14 @@ export function json(options?: bodyParser.OptionsJson): Middleware {
       next();
     }));
   };
+}
+
+function byteLimitOrUndefined(limit: number | string): number | undefined {
+  try {
+    return parseByteLimit(limit);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
