@@ -117,7 +117,7 @@ export function verifyOAuth1RequestThen<T extends OAuth1TokenSecret, R>(
     return Promise.reject(err);
   }
   const challenge = options.challenge ?? DEFAULT_CHALLENGE;
-  if (isPromise(signed)) return signed.then((checked) => spendNonce(options.nonces, checked, challenge).then(() => then(checked.verified)));
+  if (isPromise(signed)) return signed.then((checked) => spendNonceThen(options.nonces, checked, challenge, then));
   return spendNonceThen(options.nonces, signed, challenge, then);
 }
 
