@@ -63,7 +63,9 @@ export function credentialsOverTls(options: CredentialsOverTlsOptions = {}) {
       return;
     }
     if (req.secure) {
-      if (hsts !== undefined) res.setHeader('Strict-Transport-Security', hsts);
+      // A late field: set with setHeader on every secure request, it made node take every field of
+      // the resource's one-array head through its header map (http/response setLateHeader).
+      if (hsts !== undefined) res.setLateHeader('Strict-Transport-Security', hsts);
       next();
       return;
     }
