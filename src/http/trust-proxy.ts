@@ -6,6 +6,7 @@
  */
 import proxyaddr from 'proxy-addr';
 import type { IncomingMessage } from 'node:http';
+import { BoundedMap } from '../util/bounded-map.js';
 
 /** proxy-addr's trust function: is `addr`, `i` hops from the server, a proxy to believe? */
 export type TrustFn = (addr: string, i: number) => boolean;
@@ -32,10 +33,29 @@ export function compileTrust(value: unknown): TrustFn | undefined {
   }
   if (list.length === 0) return undefined;
   try {
-    return proxyaddr.compile(list);
+    return rememberedTrust(proxyaddr.compile(list));
   } catch (err) {
     throw new TypeError(`trust proxy: ${(err as Error).message} (expected addresses, CIDRs, loopback, linklocal or uniquelocal)`, { cause: err });
   }
+}
+
+/** Addresses a compiled trust list remembers its answer for (socket peers and forwarded hops). */
+const TRUST_MEMO_LIMIT = 1024;
+
+/**
+ * proxy-addr's compiled list answers by the address alone (the hop count is for numeric settings),
+ * and parses the address with ipaddr.js on every call: about a microsecond, paid several times a
+ * request (req.protocol, req.host, req.ip each ask about the socket's peer). The answer is a pure
+ * function of the address, so it is remembered, in a bounded table since forwarded hops are
+ * whatever clients write.
+ */
+function rememberedTrust(compiled: TrustFn): TrustFn {
+  const answers = new BoundedMap<string, boolean>(TRUST_MEMO_LIMIT);
+  return (addr, i) => {
+    let trusted = answers.get(addr);
+    if (trusted === undefined) answers.set(addr, (trusted = compiled(addr, i)));
+    return trusted;
+  };
 }
 
 /** The client's address under `trust` (the socket's when nothing is trusted). */
