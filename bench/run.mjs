@@ -142,8 +142,9 @@ function withFastPaths(scenario, specs) {
     const [, base, value] = m;
     const server = scenario.servers.find((s) => s.name === base);
     if (!server) throw new Error(`--fast-paths ${spec}: no server "${base}" in scenario ${scenario.name}`);
-    // Only roa's own servers (servers/roa.mjs, servers/articles-roa.mjs) read ROA_FAST_PATHS.
-    if (server.cmd !== process.execPath || !(server.args ?? []).some((a) => /(^|[/-])roa\.mjs$/.test(a))) {
+    // Only roa's own servers (servers/roa.mjs, servers/articles-roa.mjs, and express.mjs run on roa/express) read ROA_FAST_PATHS.
+    const onRoa = (server.args ?? []).some((a) => /(^|[/-])roa\.mjs$/.test(a)) || server.env?.BENCH_EXPRESS === 'roa';
+    if (server.cmd !== process.execPath || !onRoa) {
       throw new Error(`--fast-paths ${spec}: "${base}" is not one of roa's servers (bench/servers/*roa.mjs)`);
     }
     const values = value === undefined ? ['0', ...FAST_PATH_NAMES.map((n) => `-${n}`)] : [value];

@@ -21,7 +21,6 @@ import { Response } from '../http/response.js';
 import type { NextFunction } from '../router/handler.js';
 import type { RoutePath } from '../router/path.js';
 import type { Route } from '../router/route.js';
-import { putKnownHeader } from './fast-headers.js';
 import { compileQueryParser } from './query.js';
 import { Router, splitUseArgs, type ExpressRouter, type ParamCallback } from './router.js';
 import { compileETag, compileTrust } from './settings.js';
@@ -336,7 +335,7 @@ function enterApp(app: ExpressApp, req: Request, res: Response): void {
   (res as { req: unknown }).req = req;
   req.app = app as unknown as Request['app'];
   if (!req.originalUrl) req.originalUrl = req.url ?? '/';
-  if (app.settings['x-powered-by']) putKnownHeader(res, 'x-powered-by', 'X-Powered-By', 'Express');
+  if (app.settings['x-powered-by']) res.setHeader('X-Powered-By', 'Express');
   // req.query is parsed when first read, by the app's `query parser` (express/request).
 }
 

@@ -17,7 +17,6 @@ import { Response, type HeaderValue } from '../http/response.js';
 import { jsonpScript, stringifyJson, type JsonReplacer } from './json-body.js';
 import { inUtf8, labelled, mediaTypeOf, typeValue } from './media-types.js';
 import { clearingOptions, setCookieLine, type CookieOptions } from './cookies.js';
-import { knownHeader, putKnownHeader } from './fast-headers.js';
 import { builtInStringETag, type ETagFn } from './settings.js';
 import type { ExpressRequest } from './request.js';
 import { download, sendFile, sendFileLegacy, type SendFileCallback, type SendFileOptions } from './send-file.js';
@@ -143,7 +142,7 @@ export class ExpressResponse extends Response {
     }
     switch (typeof chunk) {
       case 'string':
-        if (!knownHeader(this, 'content-type')) putKnownHeader(this, 'content-type', 'Content-Type', HTML_TYPE);
+        if (!this.getHeader('content-type')) this.setHeader('Content-Type', HTML_TYPE);
         break;
       case 'boolean':
       case 'number':
@@ -161,14 +160,14 @@ export class ExpressResponse extends Response {
   private sendChunk(body: string | Buffer | undefined): this {
     let chunk = body;
     if (typeof chunk === 'string') {
-      const type = knownHeader(this, 'content-type');
+      const type = this.getHeader('content-type');
       // The two defaults are already in UTF-8.
       if (typeof type === 'string' && type !== HTML_TYPE && type !== JSON_TYPE) {
         const utf8 = inUtf8(type);
         if (utf8 !== type) this.setHeader('Content-Type', utf8);
       }
     }
-    const etagFn = knownHeader(this, 'etag') ? undefined : (this.app.get('etag fn') as ETagFn | undefined);
+    const etagFn = this.getHeader('etag') ? undefined : (this.app.get('etag fn') as ETagFn | undefined);
     if (chunk !== undefined) {
       let tag: string | undefined;
       if (typeof chunk === 'string') {
@@ -176,10 +175,10 @@ export class ExpressResponse extends Response {
         // The built-in tags hash a string as it is; an app's own etag function gets the bytes, as in Express 4.
         tag = etagFn === undefined ? undefined : builtInStringETag(etagFn, chunk, length);
         if (chunk.length >= 1000 || (etagFn !== undefined && tag === undefined)) chunk = Buffer.from(chunk, 'utf8');
-        putKnownHeader(this, 'content-length', 'Content-Length', String(length));
-        if (tag !== undefined) putKnownHeader(this, 'etag', 'ETag', tag);
+        this.setHeader('Content-Length', String(length));
+        if (tag !== undefined) this.setHeader('ETag', tag);
       } else {
-        putKnownHeader(this, 'content-length', 'Content-Length', String(chunk.length));
+        this.setHeader('Content-Length', String(chunk.length));
       }
       if (etagFn !== undefined && tag === undefined) {
         const own = etagFn(chunk, undefined);
@@ -208,7 +207,7 @@ export class ExpressResponse extends Response {
   /** Sends `value` as JSON by the app's `json replacer`, `json spaces` and `json escape`. */
   override json(value?: unknown, status?: unknown): this {
     const body = this.statusAndBody(arguments.length, value, status, 'json');
-    if (!knownHeader(this, 'content-type')) putKnownHeader(this, 'content-type', 'Content-Type', JSON_TYPE);
+    if (!this.getHeader('content-type')) this.setHeader('Content-Type', JSON_TYPE);
     return this.send(this.stringify(body));
   }
 

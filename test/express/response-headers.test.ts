@@ -1,6 +1,6 @@
 /**
  * @module test/express/response-headers
- * The headers res.send and res.json set on every response (express/fast-headers) and their ETags
+ * The headers res.send and res.json set on every response and their ETags
  * (express/settings) are Express 4's exactly, whichever way they are stored: run with the fast
  * paths on and with ROA_FAST_PATHS=0.
  */
