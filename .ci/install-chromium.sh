@@ -20,4 +20,4 @@ if ! /usr/bin/chromium --version >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
   /usr/bin/chromium --version >/dev/null 2>&1 || { echo "install-chromium: chromium still does not run" >&2; exit 1; }
 fi
-echo "install-chromium: $(/usr/bin/chromium --version 2>&1 | head -n 1)"
+echo "install-chromium: $(/usr/bin/chromium --version 2>/dev/null | head -n 1)"
