@@ -41,15 +41,6 @@ describe('roa client add for the code flow', () => {
     assert.match(r.stdout, /client_secret: \S{43}/);
   });
 
-  it('lists each client of the code flow as public or confidential with its redirect URIs, others as before', () => {
-    assert.equal(roa(['client', 'add', 'plain', '--user', 'ann', '--db', db]).status, 0);
-    const list = roa(['client', 'list', '--db', db]);
-    assert.equal(list.status, 0, list.stderr);
-    assert.match(list.stdout, /^native\tann\t[^\t]+\tpublic\thttp:\/\/127\.0\.0\.1\/cb com\.example\.app:\/cb$/m);
-    assert.match(list.stdout, /^web\tann\t[^\t]+\tconfidential\thttps:\/\/web\.example\/cb$/m);
-    assert.match(list.stdout, /^plain\tann\t[^\t]+$/m);
-  });
-
   it('refuses redirect URIs that cannot be registered, and a public client without one or with a secret', () => {
     for (const [args, message] of [
       [['--redirect-uri', 'http://app.example/cb'], /plain http only for loopback/],

@@ -5,7 +5,6 @@
  */
 import type { Command } from 'commander';
 import { redirectUriProblem } from '../../auth/redirect-uris.js';
-import type { OAuthClient, Store } from '../../storage/store.js';
 
 /** What the flags ask for: the redirect URIs to register, and whether the client is public. */
 export interface RedirectRegistration {
@@ -36,17 +35,4 @@ export function redirectRegistration(flags: Record<string, unknown>): RedirectRe
   if (publicClient && typeof flags.secret === 'string') throw new Error('a --public client has no --secret');
   if (publicClient && redirectUris.length === 0) throw new Error('a --public client needs at least one --redirect-uri');
   return { publicClient, redirectUris: [...new Set(redirectUris)] };
-}
-
-/**
- * The line `roa client list` prints for an OAuth 2 client: id, user, scopes; then, for a client of the
- * code flow, `public` or `confidential` and its redirect URIs. Clients without redirect URIs keep the
- * three columns they always had.
- */
-export async function oauth2ClientLine(store: Store, c: OAuthClient): Promise<string> {
-  const line = `${c.clientId}\t${c.userName}\t${c.scopes.join(' ')}`;
-  const uris = await store.oauth2.redirectUris(c.clientId);
-  const isPublic = c.secretHash === '';
-  if (uris.length === 0 && !isPublic) return line;
-  return `${line}\t${isPublic ? 'public' : 'confidential'}\t${uris.join(' ') || '-'}`;
 }

@@ -10,7 +10,7 @@ import { SERVE_OPTIONS } from '../options.js';
 import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
 import { addOAuth1Consumer, listOAuth1Consumers, oauth1AddOptions, refuseOAuth1Flags, registerClientRevoke } from './client-oauth1.js';
-import { oauth2AddOptions, oauth2ClientLine, redirectRegistration } from './client-oauth2.js';
+import { oauth2AddOptions, redirectRegistration } from './client-oauth2.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
@@ -59,7 +59,7 @@ export function registerClient(program: Command): void {
     .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (flags: Record<string, unknown>) => {
       await withStore(flags, async (store) => {
-        for (const c of await store.listClients()) console.log(await oauth2ClientLine(store, c));
+        for (const c of await store.listClients()) console.log(`${c.clientId}\t${c.userName}\t${c.scopes.join(' ')}`);
         for (const line of await listOAuth1Consumers(store)) console.log(line);
       });
     });
