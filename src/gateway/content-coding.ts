@@ -14,6 +14,7 @@ import { BoundedMap } from '../util/bounded-map.js';
 import type { StoredResponse } from './cache-store.js';
 import { fieldMap, type Field } from './headers.js';
 import { headerMemo } from './header-memo.js';
+import { isFieldName } from '../http/field-name.js';
 
 /** What a request's Accept-Encoding is normalised to: the stored gzip copy serves it, or its decoding does. */
 export type ClientCoding = 'gzip' | 'identity';
@@ -55,7 +56,7 @@ export function askForGzip(headers: string[]): string[] {
 /** A flat field list with its Accept-Encoding replaced by `coding`. */
 function withAcceptEncoding(headers: string[], coding: string): string[] {
   const out: string[] = [];
-  for (let i = 0; i < headers.length; i += 2) if (headers[i]!.toLowerCase() !== 'accept-encoding') out.push(headers[i]!, headers[i + 1]!);
+  for (let i = 0; i < headers.length; i += 2) if (!isFieldName(headers[i]!, 'accept-encoding')) out.push(headers[i]!, headers[i + 1]!);
   out.push('Accept-Encoding', coding);
   return out;
 }

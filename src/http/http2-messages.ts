@@ -9,6 +9,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { Http2ServerRequest, Http2ServerResponse, type ServerHttp2Stream } from 'node:http2';
 import { AWAITING_CONTINUE, continueIfAwaited, initRequest, registerHttp2Request, Request } from './request.js';
 import { finalHead, registerHttp2Response, Response, type Head } from './response.js';
+import { fieldIndex } from './field-name.js';
 
 /** What Request adds to IncomingMessage; node:http2 provides the message part. */
 type RequestConveniences = Omit<Request, keyof IncomingMessage>;
@@ -113,15 +114,7 @@ export class Http2Response extends Http2ServerResponse<Http2Request> {
 
 /** Whether the name at `i` of a flat header list already came earlier in it (case-insensitively). */
 function repeatsEarlier(list: readonly string[], i: number): boolean {
-  const name = list[i]!;
-  let lower: string | undefined;
-  for (let j = 0; j < i; j += 2) {
-    const other = list[j]!;
-    if (other.length !== name.length) continue;
-    lower ??= name.toLowerCase();
-    if (other.toLowerCase() === lower) return true;
-  }
-  return false;
+  return i > 0 && fieldIndex(list, list[i]!.toLowerCase(), i) !== -1;
 }
 
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
