@@ -32,7 +32,7 @@ import { createGateway, type Gateway } from './gateway/index.js';
 import { Purger, type LocalCache } from './resources/purger.js';
 import type { NextFunction, Request } from './http/request.js';
 import { trustProxyList } from './http/trust-proxy.js';
-import { healthProbes } from './operations/health.js';
+import { answerProbe } from './operations/health.js';
 import { Readiness } from './operations/readiness.js';
 import { drainable } from './operations/server-drain.js';
 import { shutdownService, type ServiceShutdownReport } from './operations/service-shutdown.js';
@@ -263,11 +263,15 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // Throws a TypeError for a malformed entry, so bad configuration stops start-up.
   const trustProxy = trustProxyList(opts.trustProxy);
   if (trustProxy.length > 0) app.set('trust proxy', trustProxy);
-  // Probes are answered before the access log, authentication and parsing (operations/health).
   const readiness = new Readiness({ database: () => store.ping(), ...(nonces instanceof StoreNonceStore ? {} : { nonces: () => nonces.ping?.() ?? Promise.resolve() }) });
-  app.use(healthProbes(readiness, { production }));
-  // /metrics is answered there, judged by req.ip: through the embedded gateway the socket peer is always loopback.
-  app.use(accessLog(logger, { metrics, answerMetrics }));
+  // The probes and /metrics are answered first, in the access log's layer: before it logs, and before
+  // authentication and parsing (operations/health). /metrics is judged by req.ip: through the embedded
+  // gateway the socket peer is always loopback.
+  app.use(accessLog(logger, {
+    metrics,
+    answerMetrics,
+    answerProbe: (kind, req, res) => answerProbe(kind, req, res, readiness, { production }),
+  }));
   // Preflights are answered (and logged) before anything authenticates; the OAuth endpoints follow the same rules.
   if (corsOrigins !== undefined) app.use(cors(corsOrigins));
   if (opts.compression !== false) app.use(compression(opts.compression));

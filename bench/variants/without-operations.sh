@@ -2,7 +2,7 @@
 # A build of HEAD without issue 27's per-request operations work, for an A/B with --variant:
 #   bench/variants/without-operations.sh <out-dir> [parts]
 # parts (comma-separated, default health,request-id,metrics,compression; none: HEAD as it is):
-#   health           the healthProbes middleware (service.ts)
+#   health           the probes' answer in the access log's layer (service.ts's answerProbe option)
 #   request-id       req.id and X-Request-Id (access-log.ts's assignRequestId)
 #   metrics          the access log's start time and 'finish' listener (with silent logs: only the metrics)
 #   compression      the compression middleware (Vary: Accept-Encoding and its head filter)
@@ -34,7 +34,7 @@ drop() {
 for part in ${parts//,/ }; do
   case $part in
     none) ;;
-    health) drop src/service.ts 'app.use(healthProbes(readiness, { production }));' ;;
+    health) drop src/service.ts 'answerProbe: (kind, req, res) => answerProbe(kind, req, res, readiness, { production }),' ;;
     request-id) drop src/middleware/access-log.ts 'assignRequestId(req, res);' ;;
     metrics)
       drop src/middleware/access-log.ts 'req.receivedAt = performance.now();'

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { NextFunction, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import { isMetricsPath } from '../metrics/metrics-endpoint.js';
+import { probeKind, type ProbeKind } from '../operations/health.js';
 import { routeLabelOf } from '../metrics/route-label.js';
 import { OTHER_ROUTE, UNMATCHED_ROUTE, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { assignRequestId } from './request-id.js';
@@ -37,10 +38,17 @@ export interface AccessLogOptions {
    * by `req.ip`; here rather than in a layer of its own, which every request would pass through.
    */
   answerMetrics?: (address: string | undefined, req: Request, res: Response) => void;
+  /**
+   * Answers `/healthz` and `/readyz` (operations/health) before anything is logged or counted:
+   * probes stay out of the access log, and every other request pays one character test for them
+   * here rather than a layer of their own.
+   */
+  answerProbe?: (kind: ProbeKind, req: Request, res: Response) => void;
 }
 
 /**
- * Gives each request its id (`req.id`, `X-Request-Id`: middleware/request-id), then once its
+ * Answers the probes and the metrics when asked (`answerProbe`, `answerMetrics`); gives every other
+ * request its id (`req.id`, `X-Request-Id`: middleware/request-id), then once its
  * response has finished logs it at `info` (nothing when the level is above) and counts it in
  * `metrics`.
  * @example
@@ -69,8 +77,17 @@ export function accessLog(logger: Logger, opts: AccessLogOptions = {}) {
     }, 'request');
   }
   const answerMetrics = opts.answerMetrics;
+  const answerProbe = opts.answerProbe;
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (answerMetrics !== undefined && isMetricsPath(req.url)) {
+    const url = req.url;
+    if (answerProbe !== undefined) {
+      const kind = probeKind(url);
+      if (kind !== undefined) {
+        answerProbe(kind, req, res);
+        return;
+      }
+    }
+    if (answerMetrics !== undefined && isMetricsPath(url)) {
       answerMetrics(req.ip, req, res);
       return;
     }

@@ -26,6 +26,22 @@ describe('service access log', () => {
     }
   });
 
+  it('leaves the probes and /metrics out of the access log and the request metrics', async () => {
+    const { logger, lines } = captureLogs();
+    const svc = await startTestService({ logger });
+    try {
+      for (const path of ['/healthz', '/readyz', '/healthz?x=1', '/metrics']) assert.equal((await send(svc.base, 'GET', path)).status, 200, path);
+      assert.equal((await send(svc.base, 'GET', '/articles/none-logged')).status, 404);
+      const scrape = await send(svc.base, 'GET', '/metrics');
+      await new Promise((r) => setTimeout(r, 50));
+      const paths = lines().filter((l) => l.msg === 'request').map((l) => l.path);
+      assert.deepEqual(paths, ['/articles/none-logged']);
+      assert.doesNotMatch(scrape.text, /healthz|readyz|route="\/metrics"/);
+    } finally {
+      await svc.close();
+    }
+  });
+
   it('sends no X-Roa-Trace in production', async () => {
     const svc = await startTestService({ env: 'production' });
     try {
