@@ -9,9 +9,11 @@
 #   process-metrics  prom-client's default metrics (GC observer, event-loop delay monitor); not per request
 # Makes a git worktree of HEAD (or of $REF, e.g. REF=<commit> to build several variants of one commit) in a temp dir, removes those lines (each edit must match, or the
 # script fails), builds with tsc, copies dist/ and package.json into <out-dir> with a node_modules
-# link to this checkout's, removes the worktree and prints <out-dir>/dist for
-#   node bench/run.mjs --scenario articles --requests "GET article" --servers roa,without-ops \
-#     --variant without-ops=roa:<out-dir>/dist --rounds 4 --duration 3 --bracket
+# link to this checkout's, removes the worktree and prints <out-dir>/dist. Build both sides this way
+# (parts `none` for the side with everything), run them as peers and compare them with each other:
+#   node bench/run.mjs --scenario articles --requests "GET article" --servers roa,without-ops,with-ops \
+#     --variant without-ops=roa:<out>/dist --variant with-ops=roa:<out2>/dist --rounds 16 --duration 3 --bracket
+#   node bench/variants/compare-runs.mjs with-ops without-ops bench/results/articles-<stamp>.json
 set -euo pipefail
 out=${1:?usage: without-operations.sh <out-dir> [health,request-id,metrics,compression,process-metrics]}
 parts=${2:-health,request-id,metrics,compression}
