@@ -41,6 +41,25 @@ describe('roa client add for the code flow', () => {
     assert.match(r.stdout, /client_secret: \S{43}/);
   });
 
+  it('shows a client: public or confidential, its user, scopes and redirect URIs; an unknown id fails', () => {
+    const pub = roa(['client', 'add', 'shown-app', '--user', 'ann', '--public', '--scopes', 'articles:read', '--redirect-uri', 'http://127.0.0.1/cb', '--redirect-uri', 'com.example.app:/cb', '--db', db]);
+    assert.equal(pub.status, 0, pub.stderr);
+    const shown = roa(['client', 'show', 'shown-app', '--db', db]);
+    assert.equal(shown.status, 0, shown.stderr);
+    const lines = shown.stdout.trim().split('\n');
+    assert.deepEqual(lines.slice(0, -1), ['client_id: shown-app', 'type: public', 'user: ann', 'scopes: articles:read', 'redirect_uri: http://127.0.0.1/cb', 'redirect_uri: com.example.app:/cb']);
+    assert.match(lines.at(-1)!, /^created: \d{4}-\d\d-\d\dT/);
+    const conf = roa(['client', 'add', 'shown-web', '--user', 'ann', '--redirect-uri', 'https://web.example/cb', '--db', db]);
+    assert.equal(conf.status, 0, conf.stderr);
+    const web = roa(['client', 'show', 'shown-web', '--db', db]);
+    assert.match(web.stdout, /^type: confidential$/m);
+    assert.match(web.stdout, /^redirect_uri: https:\/\/web\.example\/cb$/m);
+    assert.doesNotMatch(web.stdout, /secret|\$scrypt/i, 'no secret or hash is shown');
+    const missing = roa(['client', 'show', 'no-such-client', '--db', db]);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /no client 'no-such-client'/);
+  });
+
   it('refuses redirect URIs that cannot be registered, and a public client without one or with a secret', () => {
     for (const [args, message] of [
       [['--redirect-uri', 'http://app.example/cb'], /plain http only for loopback/],

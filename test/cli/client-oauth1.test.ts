@@ -63,6 +63,10 @@ describe('roa client with OAuth 1.0a clients', () => {
     const secret = /client_secret: (\S+)/.exec(added.stdout)![1]!;
     assert.ok(secret.length >= 43);
     assert.match(cli('client', 'list').stdout, /^printer\toauth1\t-\thttps:\/\/printer\.example\/ready oob$/m);
+    const shown = cli('client', 'show', 'printer');
+    assert.equal(shown.status, 0, shown.stderr);
+    assert.match(shown.stdout, /^client_id: printer\ntype: oauth1\nuser: -\nsignature_methods: HMAC-SHA1 HMAC-SHA256 PLAINTEXT\ncallback: https:\/\/printer\.example\/ready\ncallback: oob\ncreated: \d{4}-/);
+    assert.doesNotMatch(shown.stdout, new RegExp(secret), 'the secret is printed once, at registration');
 
     const first = await tokenFor(secret);
     assert.equal(await statusOfGet(first), 200);
@@ -95,6 +99,7 @@ describe('roa client with OAuth 1.0a clients', () => {
     assert.match(added.stdout, /\(RSA-SHA1; callbacks: any\)/);
     assert.doesNotMatch(added.stdout, /client_secret/);
     assert.match(cli('client', 'list').stdout, /^rsa-app\toauth1\t-\t\*$/m);
+    assert.match(cli('client', 'show', 'rsa-app').stdout, /^signature_methods: RSA-SHA1\ncallback: \* \(any absolute URI, or oob\)$/m);
   });
 
   it('refuses bad registrations with a clear message and exit status 1', () => {

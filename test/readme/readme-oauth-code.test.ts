@@ -32,5 +32,6 @@ describe('README: authorization code client commands', () => {
     assert.match(r.stdout, /added client web-app for hana[\s\S]*redirect_uri: https:\/\/app\.example\/callback\nclient_secret: \S{43}/);
     assert.match(r.stdout, /added public client phone-app for hana \(articles:read\)\nredirect_uri: http:\/\/127\.0\.0\.1\/callback\nredirect_uri: com\.example\.phone:\/callback\n(?!client_secret)/);
     assert.match(r.stdout, /^phone-app\thana\tarticles:read$/m);
+    assert.match(r.stdout, /^client_id: phone-app\ntype: public\nuser: hana\nscopes: articles:read\nredirect_uri: http:\/\/127\.0\.0\.1\/callback\nredirect_uri: com\.example\.phone:\/callback\ncreated: /m);
   });
 });

@@ -56,7 +56,7 @@ export async function addOAuth1Consumer(clientId: string, flags: Record<string, 
       clientId, sealedSecret: secret === undefined ? null : sealConsumerSecret(box, clientId, secret), rsaPublicKey: rsaPem, callbacks, userName,
     });
   });
-  const methods = [...(secret !== undefined ? ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT'] : []), ...(rsaPem !== null ? ['RSA-SHA1'] : [])];
+  const methods = signatureMethods(secret !== undefined, rsaPem !== null);
   console.log(`added OAuth 1 client ${clientId} (${methods.join(', ')}; callbacks: ${callbacks.length > 0 ? callbacks.join(' ') : 'any'})`);
   if (given === undefined && secret !== undefined) console.log(`client_secret: ${secret}`);
 }
@@ -69,6 +69,26 @@ export function refuseOAuth1Flags(flags: Record<string, unknown>): void {
 /** The lines `roa client list` prints for OAuth 1 clients: id, `oauth1`, user, callbacks. */
 export async function listOAuth1Consumers(store: Store): Promise<string[]> {
   return (await store.oauth1.listConsumers()).map((c) => `${c.clientId}\toauth1\t${c.userName ?? '-'}\t${c.callbacks.join(' ') || '*'}`);
+}
+
+/** The signature methods a consumer can use: the shared-secret ones with a secret, RSA-SHA1 with a key. */
+function signatureMethods(secret: boolean, rsaKey: boolean): string[] {
+  return [...(secret ? ['HMAC-SHA1', 'HMAC-SHA256', 'PLAINTEXT'] : []), ...(rsaKey ? ['RSA-SHA1'] : [])];
+}
+
+/** The lines `roa client show` prints for an OAuth 1 client, or undefined when there is none of that id. */
+export async function showOAuth1Consumer(store: Store, clientId: string): Promise<string[] | undefined> {
+  const c = await store.oauth1.getConsumer(clientId);
+  if (c === undefined) return undefined;
+  const methods = signatureMethods(c.sealedSecret !== null, c.rsaPublicKey !== null);
+  return [
+    `client_id: ${c.clientId}`,
+    'type: oauth1',
+    `user: ${c.userName ?? '-'}`,
+    `signature_methods: ${methods.join(' ')}`,
+    ...(c.callbacks.length > 0 ? c.callbacks.map((uri) => `callback: ${uri}`) : ['callback: * (any absolute URI, or oob)']),
+    `created: ${c.createdAt.toISOString()}`,
+  ];
 }
 
 /** Adds `roa client revoke ID [--user NAME]`. */

@@ -1,6 +1,6 @@
 /**
  * @module cli/commands/client
- * `roa client add`: register an OAuth client that acts for a user.
+ * `roa client add|list|show|remove|revoke`: the OAuth 2.0 and OAuth 1.0a clients.
  */
 import type { Command } from 'commander';
 import { ARTICLE_SCOPE_LIST as SCOPES } from '../../resources/article/article-scopes.js';
@@ -9,7 +9,7 @@ import { generateClientSecret } from '../../auth/tokens.js';
 import { SERVE_OPTIONS } from '../options.js';
 import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
-import { addOAuth1Consumer, listOAuth1Consumers, oauth1AddOptions, refuseOAuth1Flags, registerClientRevoke } from './client-oauth1.js';
+import { addOAuth1Consumer, listOAuth1Consumers, oauth1AddOptions, refuseOAuth1Flags, registerClientRevoke, showOAuth1Consumer } from './client-oauth1.js';
 import { oauth2AddOptions, redirectRegistration } from './client-oauth2.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -62,6 +62,28 @@ export function registerClient(program: Command): void {
         for (const c of await store.listClients()) console.log(`${c.clientId}\t${c.userName}\t${c.scopes.join(' ')}`);
         for (const line of await listOAuth1Consumers(store)) console.log(line);
       });
+    });
+  client
+    .command('show <client_id>')
+    .description("one client's registration: type (confidential, public, oauth1), user, scopes, redirect URIs or callbacks")
+    .option(SERVE_OPTIONS.db.flag, 'database')
+    .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
+    .action(async (clientId: string, flags: Record<string, unknown>) => {
+      const lines = await withStore(flags, async (store) => {
+        const c = await store.getClient(clientId);
+        if (c === undefined) return showOAuth1Consumer(store, clientId);
+        // `name: value` lines, one per redirect URI, as `roa client add` prints them.
+        return [
+          `client_id: ${c.clientId}`,
+          `type: ${c.secretHash === '' ? 'public' : 'confidential'}`,
+          `user: ${c.userName}`,
+          `scopes: ${c.scopes.join(' ')}`,
+          ...(await store.oauth2.redirectUris(clientId)).map((uri) => `redirect_uri: ${uri}`),
+          `created: ${c.createdAt.toISOString()}`,
+        ];
+      });
+      if (lines === undefined) throw new Error(`no client '${clientId}'`);
+      for (const line of lines) console.log(line);
     });
   client
     .command('remove <client_id>')
