@@ -2,7 +2,9 @@
  * @module operations/health
  * `GET /healthz` (the process answers) and `GET /readyz` (its dependencies answer, and it is not
  * shutting down), for the service and the gateway alike: no authentication, never stored by a
- * cache (`Cache-Control: no-store`, RFC 9111 §5.2.2.5), small JSON bodies.
+ * cache (`Cache-Control: no-store`, RFC 9111 §5.2.2.5), small JSON bodies. They are answered before
+ * anything is logged, authenticated or parsed: on the service in the access log's layer
+ * (middleware/access-log's `answerProbe`), on the gateway first thing in its handler (gateway/proxy).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readiness } from './readiness.js';
@@ -64,16 +66,4 @@ function send(req: IncomingMessage, res: ServerResponse, status: number, body: o
   const text = JSON.stringify(body);
   res.writeHead(status, { ...extra, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-store' });
   res.end(req.method === 'HEAD' ? undefined : text);
-}
-
-/**
- * Middleware answering the probes before anything else runs: mounted ahead of the access log,
- * authentication and body parsing, so probes are neither logged nor refused.
- */
-export function healthProbes(readiness: Readiness, opts: ProbeOptions = {}): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
-  return (req, res, next) => {
-    const kind = probeKind(req.url);
-    if (kind === undefined) next();
-    else answerProbe(kind, req, res, readiness, opts);
-  };
 }
