@@ -267,10 +267,11 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
   // The probes and /metrics are answered first, in the access log's layer: before it logs, and before
   // authentication and parsing (operations/health). /metrics is judged by req.ip: through the embedded
   // gateway the socket peer is always loopback.
+  const probeOptions = { production };
   app.use(accessLog(logger, {
     metrics,
     answerMetrics,
-    answerProbe: (kind, req, res) => answerProbe(kind, req, res, readiness, { production }),
+    answerProbe: (kind, req, res) => answerProbe(kind, req, res, readiness, probeOptions),
   }));
   // Preflights are answered (and logged) before anything authenticates; the OAuth endpoints follow the same rules.
   if (corsOrigins !== undefined) app.use(cors(corsOrigins));

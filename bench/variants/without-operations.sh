@@ -36,7 +36,7 @@ drop() {
 for part in ${parts//,/ }; do
   case $part in
     none) ;;
-    health) drop src/service.ts 'answerProbe: (kind, req, res) => answerProbe(kind, req, res, readiness, { production }),' ;;
+    health) drop src/service.ts 'answerProbe: (kind, req, res) => answerProbe(kind, req, res, readiness, probeOptions),' ;;
     request-id) drop src/middleware/access-log.ts 'assignRequestId(req, res);' ;;
     metrics)
       drop src/middleware/access-log.ts 'req.receivedAt = performance.now();'

@@ -10,7 +10,7 @@ import { SERVE_OPTIONS } from '../options.js';
 import { checkChosenSecret } from '../chosen-secret.js';
 import { withStore } from './with-store.js';
 import { addOAuth1Consumer, listOAuth1Consumers, oauth1AddOptions, refuseOAuth1Flags, registerClientRevoke, showOAuth1Consumer } from './client-oauth1.js';
-import { oauth2AddOptions, redirectRegistration } from './client-oauth2.js';
+import { oauth2AddOptions, redirectRegistration, showOAuth2Client } from './client-oauth2.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
@@ -69,19 +69,7 @@ export function registerClient(program: Command): void {
     .option(SERVE_OPTIONS.db.flag, 'database')
     .option(SERVE_OPTIONS.schema.flag, 'PostgreSQL schema (env ROA_PG_SCHEMA)')
     .action(async (clientId: string, flags: Record<string, unknown>) => {
-      const lines = await withStore(flags, async (store) => {
-        const c = await store.getClient(clientId);
-        if (c === undefined) return showOAuth1Consumer(store, clientId);
-        // `name: value` lines, one per redirect URI, as `roa client add` prints them.
-        return [
-          `client_id: ${c.clientId}`,
-          `type: ${c.secretHash === '' ? 'public' : 'confidential'}`,
-          `user: ${c.userName}`,
-          `scopes: ${c.scopes.join(' ')}`,
-          ...(await store.oauth2.redirectUris(clientId)).map((uri) => `redirect_uri: ${uri}`),
-          `created: ${c.createdAt.toISOString()}`,
-        ];
-      });
+      const lines = await withStore(flags, async (store) => (await showOAuth2Client(store, clientId)) ?? showOAuth1Consumer(store, clientId));
       if (lines === undefined) throw new Error(`no client '${clientId}'`);
       for (const line of lines) console.log(line);
     });
